@@ -1,0 +1,94 @@
+# Top-level Makefile of the fork: prepares the FFmpeg tree (pristine tarball +
+# patches/ + our files), configures it out of tree and builds it.
+#
+#   make              build $(BUILDDIR)/ffmpeg
+#   make check        FATE tests of the torch backend (CPU); ends "N passed, N failed"
+#   make check-gpu    FATE tests that need a CUDA device
+#   make demo         run the demo pipeline (fps + a playable file)
+#   make bench        throughput table on a CUDA machine
+#   make patches      export commits made in the prepared tree into patches/
+#   make check-patches  fail if patches/ differs from a fresh export
+#   make dist         write dist/: one quilt series (edits + our files) for the tarball
+
+ifeq ($(wildcard config.mk),)
+$(error config.mk missing: run ./configure first)
+endif
+include config.mk
+include UPSTREAM
+
+NPROC    ?= $(shell nproc 2>/dev/null || echo 2)
+SERIES   := $(shell sed -e '/^\#/d' -e '/^$$/d' patches/series)
+OURFILES := $(shell scripts/our-files.sh)
+PREPARED := $(SRCDIR)/.git/fork-prepared
+FFCONFIG := $(BUILDDIR)/ffbuild/config.mak
+FATE_ENV  = TORCH_PYTHON=$(TORCH_PYTHON)
+
+.PHONY: all build prepare check check-gpu demo bench patches check-patches dist clean distclean
+
+all: build
+
+prepare: $(PREPARED)
+
+$(PREPARED): UPSTREAM patches/series $(addprefix patches/,$(SERIES)) $(OURFILES) scripts/prepare-tree.sh $(TARBALL)
+	scripts/prepare-tree.sh $(TARBALL) $(SRCDIR)
+	@touch $@
+
+$(FFCONFIG): $(PREPARED) config.mk $(SRCDIR)/configure
+	cd $(BUILDDIR) && PKG_CONFIG_PATH=$(FFMPEG_PKG_CONFIG_PATH)$${PKG_CONFIG_PATH:+:$$PKG_CONFIG_PATH} \
+		$(SRCDIR)/configure $(FFMPEG_FLAGS)
+	@if [ "$(CUDA)" = yes ] && ! grep -q '^CONFIG_LIBTORCH_CUDA=yes' $@; then \
+		echo "LibTorch's CUDA library did not link (see $(BUILDDIR)/ffbuild/config.log); configure with --disable-cuda to build without it" >&2; \
+		rm -f $@; exit 1; fi
+
+build: $(FFCONFIG)
+	$(MAKE) -C $(BUILDDIR) -j$(NPROC)
+
+FATE_CPU = fate-dnn-torch
+FATE_GPU = fate-dnn-torch-cuda
+
+check: build
+	@$(MAKE) -C $(BUILDDIR) fate-clear-reports >/dev/null
+	-@$(MAKE) -k -C $(BUILDDIR) -j$(NPROC) $(FATE_ENV) $(FATE_CPU)
+	@scripts/fate-summary.sh $(BUILDDIR) $(FATE_CPU)
+
+check-gpu: build
+	@$(MAKE) -C $(BUILDDIR) fate-clear-reports >/dev/null
+	-@$(MAKE) -k -C $(BUILDDIR) -j1 $(FATE_ENV) $(FATE_GPU)
+	@scripts/fate-summary.sh $(BUILDDIR) $(FATE_GPU)
+
+demo: build
+	TORCH_PYTHON=$(TORCH_PYTHON) tools/dnn-torch-demo.sh $(BUILDDIR)
+
+bench: build
+	TORCH_PYTHON=$(TORCH_PYTHON) tools/dnn-torch-bench.sh $(BUILDDIR)
+
+# Export the commits on top of "upstream" in the prepared tree.  The flags
+# make the export stable: same commits, same bytes.
+FORMAT_PATCH = format-patch --zero-commit --full-index --no-signature --no-stat \
+	--no-numbered --keep-subject --no-renames --abbrev=12 --encoding=UTF-8
+
+patches: $(PREPARED)
+	@if [ -n "$$(git -C $(SRCDIR) status --porcelain --untracked-files=no)" ]; then \
+		echo "$(SRCDIR) has uncommitted edits: commit them first" >&2; exit 1; fi
+	rm -f patches/*.patch
+	git -C $(SRCDIR) $(FORMAT_PATCH) -o $(CURDIR)/patches upstream..HEAD >/dev/null
+	cd patches && ls *.patch >series
+	git -C $(SRCDIR) rev-parse HEAD >$(SRCDIR)/.git/fork-head
+	scripts/prepare-tree.sh --record $(SRCDIR)
+	@cat patches/series
+
+check-patches: $(PREPARED)
+	@tmp=$$(mktemp -d) && \
+	git -C $(SRCDIR) $(FORMAT_PATCH) -o $$tmp upstream..HEAD >/dev/null && \
+	(cd $$tmp && ls *.patch 2>/dev/null) >$$tmp/series && \
+	if diff -r -x '.*' patches $$tmp >/dev/null; then echo "patches/ matches a fresh export"; rm -rf $$tmp; \
+	else diff -ru patches $$tmp | head -40; rm -rf $$tmp; echo "patches/ differs from a fresh export of $(SRCDIR): run make patches" >&2; exit 1; fi
+
+dist: $(PREPARED)
+	scripts/make-dist.sh $(TARBALL) dist
+
+clean:
+	-$(MAKE) -C $(BUILDDIR) clean
+
+distclean:
+	rm -rf $(BUILDDIR) dist config.mk

@@ -1,0 +1,10 @@
+#!/bin/sh
+# List the files we own that live at FFmpeg paths (relative to the repo root).
+top=$(cd "$(dirname "$0")/.." && pwd)
+dirs="compat doc fftools libavcodec libavdevice libavfilter libavformat libavutil libswresample libswscale tests tools"
+cd "$top"
+if git rev-parse --git-dir >/dev/null 2>&1; then
+    git ls-files --cached --others --exclude-standard -- $dirs
+else
+    find $dirs -type f 2>/dev/null
+fi | while read -r f; do [ -f "$f" ] && echo "$f"; done | sort -u

@@ -1,0 +1,126 @@
+#!/usr/bin/env python3
+"""Make the TorchScript models of the torch backend's FATE tests.
+
+    gen_torch_models.py OUTDIR
+        write every model below into OUTDIR (deterministic: fixed seed)
+    gen_torch_models.py reference MODEL IN.raw W H PIXFMT OUT.raw
+        run MODEL on one or more raw frames (rgb24 or bgr24) in PyTorch, the
+        independent reference for the inexact tests; writes raw frames of the
+        same pixel format
+
+Frames enter a model as float NCHW in [0, 1], RGB order, like the backend.
+"""
+import os
+import sys
+import warnings
+
+warnings.filterwarnings("ignore")
+import torch  # noqa: E402
+import torch.nn.functional as F  # noqa: E402
+
+
+class Identity(torch.nn.Module):
+    """No parameters at all: the backend must not need one."""
+
+    def forward(self, x):
+        return x
+
+
+class SwapInvert(torch.nn.Module):
+    """Reverse the channel order and invert: exact on 8-bit frames."""
+
+    def forward(self, x):
+        return 1.0 - torch.flip(x, [1])
+
+
+class Nearest2x(torch.nn.Module):
+    def forward(self, x):
+        return F.interpolate(x, scale_factor=2.0, mode="nearest")
+
+
+class NearestWidth2x(torch.nn.Module):
+    """Output size differs in one axis only."""
+
+    def forward(self, x):
+        return torch.repeat_interleave(x, 2, dim=3)
+
+
+class SmallConv(torch.nn.Module):
+    """Two 3x3 convolutions, 3 -> 8 -> 3, fixed random weights."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv1 = torch.nn.Conv2d(3, 8, 3, padding=1)
+        self.conv2 = torch.nn.Conv2d(8, 3, 3, padding=1)
+
+    def forward(self, x):
+        return torch.sigmoid(self.conv2(torch.relu(self.conv1(x))))
+
+
+class Raises(torch.nn.Module):
+    def forward(self, x):
+        if x.size(2) > 0:
+            raise RuntimeError("this model always fails")
+        return x
+
+
+class ThreeDim(torch.nn.Module):
+    """Returns CHW, not NCHW."""
+
+    def forward(self, x):
+        return x[0]
+
+
+class TwoChannels(torch.nn.Module):
+    def forward(self, x):
+        return x[:, 0:2]
+
+
+MODELS = {
+    "identity": Identity,
+    "swap_invert": SwapInvert,
+    "nearest2x": Nearest2x,
+    "nearest_w2x": NearestWidth2x,
+    "conv": SmallConv,
+    "raises": Raises,
+    "three_dim": ThreeDim,
+    "two_channels": TwoChannels,
+}
+
+
+def generate(outdir):
+    os.makedirs(outdir, exist_ok=True)
+    for name, cls in MODELS.items():
+        torch.manual_seed(1234)
+        model = torch.jit.script(cls().eval())
+        model.save(os.path.join(outdir, name + ".pt"))
+    with open(os.path.join(outdir, "corrupt.pt"), "wb") as f:
+        f.write(b"PK\x03\x04 this is not a TorchScript archive" * 8)
+
+
+def reference(model_path, inp, w, h, pixfmt, out):
+    model = torch.jit.load(model_path).eval()
+    data = open(inp, "rb").read()
+    frame_size = w * h * 3
+    frames = torch.frombuffer(bytearray(data), dtype=torch.uint8).view(-1, h, w, 3)
+    with open(out, "wb") as f, torch.no_grad():
+        for frame in frames:
+            x = frame.permute(2, 0, 1).unsqueeze(0).float() / 255.0
+            if pixfmt == "bgr24":
+                x = torch.flip(x, [1])
+            y = model(x)
+            if pixfmt == "bgr24":
+                y = torch.flip(y, [1])
+            y = (y.clamp(0, 1) * 255.0).round().to(torch.uint8)
+            f.write(bytes(y[0].permute(1, 2, 0).flatten().tolist()))
+    assert len(data) % frame_size == 0
+
+
+if __name__ == "__main__":
+    if len(sys.argv) == 2:
+        generate(sys.argv[1])
+    elif len(sys.argv) == 8 and sys.argv[1] == "reference":
+        reference(sys.argv[2], sys.argv[3], int(sys.argv[4]), int(sys.argv[5]),
+                  sys.argv[6], sys.argv[7])
+    else:
+        sys.exit(__doc__)

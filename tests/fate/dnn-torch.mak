@@ -1,0 +1,86 @@
+# FATE tests of the LibTorch DNN backend (dnn_processing=dnn_backend=torch).
+# The models are TorchScript files made by tests/dnn/gen_torch_models.py with
+# the torch of $(TORCH_PYTHON).  "make fate-dnn-torch" runs them all.
+
+TORCH_PYTHON   ?= python3
+DNN_TORCH_DATA  = tests/data/dnn-torch
+DNN_TORCH_STAMP = $(DNN_TORCH_DATA)/models.stamp
+DNN_TORCH_DIR   = $(TARGET_PATH)/$(DNN_TORCH_DATA)
+DNN_TORCH_CHECK = $(SRC_PATH)/tests/dnn/torch-check.sh
+
+$(DNN_TORCH_STAMP): $(SRC_PATH)/tests/dnn/gen_torch_models.py | tests/data
+	$(M)$(TORCH_PYTHON) $< $(@D) && touch $@
+
+# $(1) test name, $(2) model, $(3) pixel format, $(4) size, $(5) frames,
+# $(6) extra dnn_processing options (":async=0")
+define FATE_DNN_TORCH_CRC
+FATE_DNN_TORCH += fate-dnn-torch-$(1)
+fate-dnn-torch-$(1): CMD = framecrc -f lavfi -i testsrc2=s=$(4):r=25 -frames:v $(5) \
+    -vf format=$(3),dnn_processing=dnn_backend=torch:model=$$(DNN_TORCH_DIR)/$(2).pt$(6)
+endef
+
+# Exact models: checksums of every frame.
+$(eval $(call FATE_DNN_TORCH_CRC,identity-rgb24,identity,rgb24,320x240,5,))
+$(eval $(call FATE_DNN_TORCH_CRC,identity-bgr24-sync,identity,bgr24,320x240,5,:async=0))
+$(eval $(call FATE_DNN_TORCH_CRC,swap-invert-rgb24,swap_invert,rgb24,320x240,5,))
+$(eval $(call FATE_DNN_TORCH_CRC,swap-invert-bgr24-sync,swap_invert,bgr24,320x240,5,:async=0))
+$(eval $(call FATE_DNN_TORCH_CRC,swap-invert-1x1,swap_invert,rgb24,1x1,3,))
+$(eval $(call FATE_DNN_TORCH_CRC,swap-invert-317x239,swap_invert,rgb24,317x239,3,))
+$(eval $(call FATE_DNN_TORCH_CRC,swap-invert-1080p-sync,swap_invert,rgb24,1920x1080,2,:async=0))
+$(eval $(call FATE_DNN_TORCH_CRC,nearest2x-rgb24,nearest2x,rgb24,160x120,3,))
+$(eval $(call FATE_DNN_TORCH_CRC,nearest2x-bgr24-sync,nearest2x,bgr24,160x120,3,:async=0))
+$(eval $(call FATE_DNN_TORCH_CRC,nearest-w2x-rgb24,nearest_w2x,rgb24,160x120,3,))
+$(eval $(call FATE_DNN_TORCH_CRC,identity-gray8,identity,gray,320x240,3,))
+$(eval $(call FATE_DNN_TORCH_CRC,swap-invert-gray8-sync,swap_invert,gray,320x240,3,:async=0))
+$(eval $(call FATE_DNN_TORCH_CRC,identity-grayf32,identity,grayf32,320x240,3,))
+$(eval $(call FATE_DNN_TORCH_CRC,swap-invert-yuv420p,swap_invert,yuv420p,320x240,3,))
+$(eval $(call FATE_DNN_TORCH_CRC,swap-invert-yuv444p-sync,swap_invert,yuv444p,317x239,3,:async=0))
+$(eval $(call FATE_DNN_TORCH_CRC,identity-yuv422p,identity,yuv422p,320x240,3,))
+$(eval $(call FATE_DNN_TORCH_CRC,swap-invert-nv12,swap_invert,nv12,320x240,3,))
+$(eval $(call FATE_DNN_TORCH_CRC,nearest2x-yuv420p,nearest2x,yuv420p,160x120,3,))
+$(eval $(call FATE_DNN_TORCH_CRC,nearest2x-nv12-sync,nearest2x,nv12,160x120,3,:async=0))
+
+# Regression: a model without parameters used to crash (the backend read the
+# device of its first parameter).
+$(eval $(call FATE_DNN_TORCH_CRC,no-parameters-sync,identity,rgb24,64x48,2,:async=0))
+
+# Inexact model: PSNR against PyTorch's own output for the same frames.
+# $(1) test name, $(2) pixel format, $(3) size, $(4) frames, $(5) options
+define FATE_DNN_TORCH_PSNR
+FATE_DNN_TORCH += fate-dnn-torch-$(1)
+fate-dnn-torch-$(1): CMD = $$(DNN_TORCH_CHECK) psnr $(TARGET_PATH) $(TORCH_PYTHON) \
+    $$(DNN_TORCH_DIR)/conv.pt $(3) $(2) $(4) 50 "$(5)"
+endef
+
+$(eval $(call FATE_DNN_TORCH_PSNR,conv-rgb24,rgb24,320x240,5,))
+$(eval $(call FATE_DNN_TORCH_PSNR,conv-bgr24-sync,bgr24,317x239,5,:async=0))
+# Regression: the default async=1 died with SIGSEGV at 1080p.
+$(eval $(call FATE_DNN_TORCH_PSNR,conv-1080p-async,rgb24,1920x1080,8,:async=1))
+
+# Bad models and options: the exact error and exit code.
+# $(1) test name, $(2) model, $(3) size, $(4) extra options
+define FATE_DNN_TORCH_ERROR
+FATE_DNN_TORCH += fate-dnn-torch-error-$(1)
+fate-dnn-torch-error-$(1): CMD = $$(DNN_TORCH_CHECK) error $(TARGET_PATH)/ffmpeg \
+    -f lavfi -i testsrc2=s=$(3):r=25 -frames:v 2 \
+    -vf format=rgb24,dnn_processing=dnn_backend=torch:model=$$(DNN_TORCH_DIR)/$(2)$(4) -f null -
+endef
+
+$(eval $(call FATE_DNN_TORCH_ERROR,raises,raises.pt,64x48,))
+$(eval $(call FATE_DNN_TORCH_ERROR,raises-sync,raises.pt,64x48,:async=0))
+$(eval $(call FATE_DNN_TORCH_ERROR,three-dims,three_dim.pt,64x48,))
+$(eval $(call FATE_DNN_TORCH_ERROR,two-channels,two_channels.pt,64x48,))
+$(eval $(call FATE_DNN_TORCH_ERROR,missing-model,does-not-exist.pt,64x48,))
+$(eval $(call FATE_DNN_TORCH_ERROR,corrupt-model,corrupt.pt,64x48,))
+$(eval $(call FATE_DNN_TORCH_ERROR,bad-device,identity.pt,64x48,:device=tpu))
+
+FATE_DNN_TORCH := $(if $(CONFIG_LIBTORCH),$(FATE_DNN_TORCH))
+$(FATE_DNN_TORCH): $(DNN_TORCH_STAMP)
+$(FATE_DNN_TORCH): ffmpeg$(PROGSSUF)$(EXESUF)
+
+FATE += $(FATE_DNN_TORCH)
+fate-dnn-torch: $(FATE_DNN_TORCH)
+fate-list-dnn-torch:
+	@printf '%s\n' $(FATE_DNN_TORCH)
+
+-include $(SRC_PATH)/tests/fate/dnn-torch-cuda.mak
