@@ -8,7 +8,8 @@
         independent reference for the inexact tests; writes raw frames of the
         same pixel format
 
-Frames enter a model as float NCHW in [0, 1], RGB order, like the backend.
+Frames enter a model as float NCHW in [0, 1], in the frame's channel order
+(R, G, B for rgb24; B, G, R for bgr24), as the backend gives them.
 """
 import os
 import sys
@@ -105,12 +106,9 @@ def reference(model_path, inp, w, h, pixfmt, out):
     frames = torch.frombuffer(bytearray(data), dtype=torch.uint8).view(-1, h, w, 3)
     with open(out, "wb") as f, torch.no_grad():
         for frame in frames:
+            # the model sees the frame's own channel order (B, G, R for bgr24)
             x = frame.permute(2, 0, 1).unsqueeze(0).float() / 255.0
-            if pixfmt == "bgr24":
-                x = torch.flip(x, [1])
             y = model(x)
-            if pixfmt == "bgr24":
-                y = torch.flip(y, [1])
             y = (y.clamp(0, 1) * 255.0).round().to(torch.uint8)
             f.write(bytes(y[0].permute(1, 2, 0).flatten().tolist()))
     assert len(data) % frame_size == 0

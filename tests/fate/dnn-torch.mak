@@ -15,8 +15,8 @@ $(DNN_TORCH_STAMP): $(SRC_PATH)/tests/dnn/gen_torch_models.py | tests/data
 # $(6) extra dnn_processing options (":async=0")
 define FATE_DNN_TORCH_CRC
 FATE_DNN_TORCH += fate-dnn-torch-$(1)
-fate-dnn-torch-$(1): CMD = framecrc -f lavfi -i testsrc2=s=$(4):r=25 -frames:v $(5) \
-    -vf format=$(3),dnn_processing=dnn_backend=torch:model=$$(DNN_TORCH_DIR)/$(2).pt$(6)
+fate-dnn-torch-$(1): CMD = framecrc -f lavfi -i testsrc2=s=$(4):r=25,format=rgb24 -frames:v $(5) \
+    -vf scale,format=$(3),dnn_processing=dnn_backend=torch:model=$$(DNN_TORCH_DIR)/$(2).pt$(6)
 endef
 
 # Exact models: checksums of every frame.
@@ -45,25 +45,30 @@ $(eval $(call FATE_DNN_TORCH_CRC,nearest2x-nv12-sync,nearest2x,nv12,160x120,3,:a
 $(eval $(call FATE_DNN_TORCH_CRC,no-parameters-sync,identity,rgb24,64x48,2,:async=0))
 
 # Inexact model: PSNR against PyTorch's own output for the same frames.
-# $(1) test name, $(2) pixel format, $(3) size, $(4) frames, $(5) options
+# $(1) test name, $(2) model, $(3) pixel format, $(4) size, $(5) frames,
+# $(6) minimum PSNR in dB or "exact", $(7) options
 define FATE_DNN_TORCH_PSNR
 FATE_DNN_TORCH += fate-dnn-torch-$(1)
 fate-dnn-torch-$(1): CMD = $$(DNN_TORCH_CHECK) psnr $(TARGET_PATH) $(TORCH_PYTHON) \
-    $$(DNN_TORCH_DIR)/conv.pt $(3) $(2) $(4) 50 "$(5)"
+    $$(DNN_TORCH_DIR)/$(2).pt $(4) $(3) $(5) $(6) "$(7)"
 endef
 
-$(eval $(call FATE_DNN_TORCH_PSNR,conv-rgb24,rgb24,320x240,5,))
-$(eval $(call FATE_DNN_TORCH_PSNR,conv-bgr24-sync,bgr24,317x239,5,:async=0))
-# Regression: the default async=1 died with SIGSEGV at 1080p.
-$(eval $(call FATE_DNN_TORCH_PSNR,conv-1080p-async,rgb24,1920x1080,8,:async=1))
+$(eval $(call FATE_DNN_TORCH_PSNR,conv-rgb24,conv,rgb24,320x240,5,50,))
+$(eval $(call FATE_DNN_TORCH_PSNR,conv-bgr24-sync,conv,bgr24,317x239,5,50,:async=0))
+# Regression: the default async=1 died with SIGSEGV at 1080p when the output
+# ended (-frames:v) while an inference was still running.
+$(eval $(call FATE_DNN_TORCH_PSNR,conv-1080p-async,conv,rgb24,1920x1080,8,50,:async=1))
+# The exact models, byte for byte against PyTorch.
+$(eval $(call FATE_DNN_TORCH_PSNR,swap-invert-rgb24-vs-torch,swap_invert,rgb24,317x239,3,exact,))
+$(eval $(call FATE_DNN_TORCH_PSNR,nearest2x-bgr24-vs-torch,nearest2x,bgr24,161x121,3,exact,:async=0))
 
 # Bad models and options: the exact error and exit code.
 # $(1) test name, $(2) model, $(3) size, $(4) extra options
 define FATE_DNN_TORCH_ERROR
 FATE_DNN_TORCH += fate-dnn-torch-error-$(1)
 fate-dnn-torch-error-$(1): CMD = $$(DNN_TORCH_CHECK) error $(TARGET_PATH)/ffmpeg \
-    -f lavfi -i testsrc2=s=$(3):r=25 -frames:v 2 \
-    -vf format=rgb24,dnn_processing=dnn_backend=torch:model=$$(DNN_TORCH_DIR)/$(2)$(4) -f null -
+    -f lavfi -i testsrc2=s=$(3):r=25,format=rgb24 -frames:v 2 \
+    -vf dnn_processing=dnn_backend=torch:model=$$(DNN_TORCH_DIR)/$(2)$(4) -f null -
 endef
 
 $(eval $(call FATE_DNN_TORCH_ERROR,raises,raises.pt,64x48,))
@@ -73,6 +78,13 @@ $(eval $(call FATE_DNN_TORCH_ERROR,two-channels,two_channels.pt,64x48,))
 $(eval $(call FATE_DNN_TORCH_ERROR,missing-model,does-not-exist.pt,64x48,))
 $(eval $(call FATE_DNN_TORCH_ERROR,corrupt-model,corrupt.pt,64x48,))
 $(eval $(call FATE_DNN_TORCH_ERROR,bad-device,identity.pt,64x48,:device=tpu))
+
+# Regression: async=1 crashed (SIGSEGV) when the output stopped while an
+# inference was still running: the model was freed under the worker thread.
+FATE_DNN_TORCH += fate-dnn-torch-async-early-stop
+fate-dnn-torch-async-early-stop: CMD = $(DNN_TORCH_CHECK) error $(TARGET_PATH)/ffmpeg \
+    -f lavfi -i testsrc2=s=1280x720:r=25,format=rgb24 \
+    -vf dnn_processing=dnn_backend=torch:model=$(DNN_TORCH_DIR)/conv.pt -frames:v 20 -f null -
 
 FATE_DNN_TORCH := $(if $(CONFIG_LIBTORCH),$(FATE_DNN_TORCH))
 $(FATE_DNN_TORCH): $(DNN_TORCH_STAMP)
