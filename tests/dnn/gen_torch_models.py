@@ -65,6 +65,15 @@ class Raises(torch.nn.Module):
         return x
 
 
+class RaisesOnData(torch.nn.Module):
+    """Passes the (all-zero) dry run that sizes the output, fails on frames."""
+
+    def forward(self, x):
+        if bool(x.max() > 0):
+            raise RuntimeError("this model fails on real frames")
+        return x
+
+
 class ThreeDim(torch.nn.Module):
     """Returns CHW, not NCHW."""
 
@@ -84,6 +93,7 @@ MODELS = {
     "nearest_w2x": NearestWidth2x,
     "conv": SmallConv,
     "raises": Raises,
+    "raises_on_data": RaisesOnData,
     "three_dim": ThreeDim,
     "two_channels": TwoChannels,
 }

@@ -73,6 +73,9 @@ endef
 
 $(eval $(call FATE_DNN_TORCH_ERROR,raises,raises.pt,64x48,))
 $(eval $(call FATE_DNN_TORCH_ERROR,raises-sync,raises.pt,64x48,:async=0))
+# failing on a frame, after configuration: in the worker thread with async=1
+$(eval $(call FATE_DNN_TORCH_ERROR,raises-on-frame,raises_on_data.pt,64x48,))
+$(eval $(call FATE_DNN_TORCH_ERROR,raises-on-frame-sync,raises_on_data.pt,64x48,:async=0))
 $(eval $(call FATE_DNN_TORCH_ERROR,three-dims,three_dim.pt,64x48,))
 $(eval $(call FATE_DNN_TORCH_ERROR,two-channels,two_channels.pt,64x48,))
 $(eval $(call FATE_DNN_TORCH_ERROR,missing-model,does-not-exist.pt,64x48,))
