@@ -1,0 +1,62 @@
+#!/bin/sh
+# Write what a distribution needs to apply the fork to the pristine tarball:
+#
+#   make-dist.sh TARBALL OUTDIR
+#
+# OUTDIR/patches/ is one quilt series (patches/series) covering both our
+# edits to upstream files and our own files, applicable with "quilt push -a"
+# or, in series order, "patch -p1".  The series is then applied to a fresh
+# extraction with patch(1) and compared with the tree "make" prepares.
+set -eu
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+. "$top/UPSTREAM"
+tarball=$1
+mkdir -p "$2"; out=$(cd "$2" && pwd)
+git_id="-c user.name=ffmpeg-fork -c user.email=fork@localhost -c commit.gpgsign=false"
+format_patch="format-patch --zero-commit --full-index --no-signature --no-stat
+    --no-numbered --keep-subject --no-renames --abbrev=12 --encoding=UTF-8"
+
+die() { echo "make-dist: $*" >&2; exit 1; }
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+# 1. The fork's tree, with our files as real files in one last commit.
+"$top/scripts/prepare-tree.sh" "$tarball" "$tmp/fork" >/dev/null
+"$top/scripts/our-files.sh" | while read -r f; do
+    rm -f "$tmp/fork/$f"
+    cp -p "$top/$f" "$tmp/fork/$f"
+done
+git -C "$tmp/fork" $git_id add -f $( "$top/scripts/our-files.sh" )
+GIT_AUTHOR_DATE="1970-01-01T00:00:00Z" GIT_COMMITTER_DATE="1970-01-01T00:00:00Z" \
+git -C "$tmp/fork" $git_id commit -q --author="FFmpeg DNN CUDA fork <fork@localhost>" -F - <<MSG
+Add the fork's own files
+
+The LibTorch backend's CUDA code, its FATE tests, their model generator and
+the demo and benchmark scripts, as kept in the fork's repository.
+MSG
+
+# 2. The series.
+rm -rf "$out"
+mkdir -p "$out/patches"
+git -C "$tmp/fork" $format_patch -o "$out/patches" upstream..HEAD >/dev/null
+(cd "$out/patches" && ls *.patch) >"$out/patches/series"
+cat >"$out/README" <<TXT
+FFmpeg $FFMPEG_VERSION with the DNN CUDA fork's changes, as a quilt series.
+
+  tar xf ffmpeg-$FFMPEG_VERSION.tar.xz     (sha256 $FFMPEG_SHA256)
+  cd ffmpeg-$FFMPEG_VERSION
+  QUILT_PATCHES=../patches quilt push -a
+      or: for p in \$(cat ../patches/series); do patch -p1 < ../patches/\$p; done
+TXT
+
+# 3. Check: pristine tarball + series with patch(1) == the fork's tree.
+mkdir "$tmp/check"
+tar -xJf "$tarball" -C "$tmp/check" --strip-components=1
+while read -r p; do
+    patch -s -p1 -d "$tmp/check" <"$out/patches/$p" >/dev/null || die "$p does not apply with patch -p1"
+done <"$out/patches/series"
+diff -r -x .git "$tmp/fork" "$tmp/check" >"$tmp/diff" ||
+    { head -20 "$tmp/diff"; die "the series does not reproduce the fork's tree"; }
+echo "make-dist: $(wc -l <"$out/patches/series") patches in $out/patches; applied with patch -p1 to the pristine tarball they reproduce the fork's tree"
