@@ -1,0 +1,85 @@
+/*
+ * Bare LibTorch throughput: the ceiling for dnn_processing with device=cuda.
+ *
+ *   dnn-torch-bare MODEL.pt [WIDTH HEIGHT [SECONDS]]   (default 1920 1080 3)
+ *
+ * Runs MODEL on one preallocated 1x3xHxW input on cuda:0, back to back, with no
+ * frame conversion or copies, and prints one line "fps: N".
+ * Used by tools/dnn-torch-bench.sh.
+ */
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <exception>
+#include <vector>
+
+#include <ATen/Context.h>
+#include <torch/cuda.h>
+#include <torch/script.h>
+
+int main(int argc, char **argv)
+{
+    if (argc != 2 && argc != 4 && argc != 5) {
+        fprintf(stderr, "usage: %s MODEL.pt [WIDTH HEIGHT [SECONDS]]\n", argv[0]);
+        return 1;
+    }
+    const long   width   = argc > 2 ? atol(argv[2]) : 1920;
+    const long   height  = argc > 3 ? atol(argv[3]) : 1080;
+    const double seconds = argc > 4 ? atof(argv[4]) : 3.0;
+    if (width <= 0 || height <= 0 || seconds <= 0) {
+        fprintf(stderr, "invalid WIDTH, HEIGHT or SECONDS\n");
+        return 1;
+    }
+
+    if (!torch::cuda::is_available()) {
+        fprintf(stderr, "error: CUDA is not available to LibTorch (no GPU, no driver, "
+                "or libtorch_cuda not linked)\n");
+        return 1;
+    }
+
+    try {
+        using clock = std::chrono::steady_clock;
+        const torch::Device dev(torch::kCUDA, 0);
+
+        torch::jit::Module model = torch::jit::load(argv[1]);
+        model.to(dev);
+        model.eval();
+        // as the filter does: let cuDNN pick the fastest algorithm for the fixed size
+        at::globalContext().setBenchmarkCuDNN(true);
+        c10::InferenceMode guard;
+
+        std::vector<torch::jit::IValue> inputs{
+            torch::rand({1, 3, height, width}, torch::TensorOptions().device(dev))
+        };
+
+        // warm-up: cuDNN autotuning, CUDA context, caching allocator
+        for (int i = 0; i < 20; i++)
+            model.forward(inputs);
+        torch::cuda::synchronize();
+
+        // kernels are queued asynchronously: synchronize before reading the clock
+        long frames = 0;
+        double elapsed = 0;
+        const auto start = clock::now();
+        do {
+            for (int i = 0; i < 50; i++)
+                model.forward(inputs);
+            frames += 50;
+            torch::cuda::synchronize();
+            elapsed = std::chrono::duration<double>(clock::now() - start).count();
+        } while (elapsed < seconds);
+        torch::cuda::synchronize();
+        elapsed = std::chrono::duration<double>(clock::now() - start).count();
+
+        printf("fps: %.1f\n", frames / elapsed);
+    } catch (const c10::Error &e) {
+        fprintf(stderr, "error: %s\n", e.what_without_backtrace());
+        return 1;
+    } catch (const std::exception &e) {
+        // TorchScript's own exceptions (a model that raises) are not c10::Error
+        fprintf(stderr, "error: %s\n", e.what());
+        return 1;
+    }
+    return 0;
+}
