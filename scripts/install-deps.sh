@@ -8,6 +8,9 @@
 #   nvcodec/  nv-codec-headers >= $NVCODEC_MIN_VERSION (ffnvcodec.pc fixed up)
 # The CUDA toolkit at /usr/local/cuda (or $CUDA_PATH) is used when present;
 # otherwise nvidia-cuda-toolkit is installed from Debian.
+#
+#   scripts/install-deps.sh            everything
+#   scripts/install-deps.sh STEP...    only these of: system cuda torch nvcodec
 set -eu
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -97,8 +100,15 @@ nvcodec_headers() {
     say "nv-codec-headers from $(basename "$deb")"
 }
 
-system_packages
-[ -n "${NO_CUDA:-}" ] || cuda_toolkit
-torch_venv
-[ -n "${NO_CUDA:-}" ] || nvcodec_headers
+steps=${*:-system cuda torch nvcodec}
+for step in $steps; do
+    case $step in
+    system)  system_packages ;;
+    cuda)    [ -n "${NO_CUDA:-}" ] || cuda_toolkit ;;
+    torch)   torch_venv ;;
+    nvcodec) [ -n "${NO_CUDA:-}" ] || nvcodec_headers ;;
+    *)       die "unknown step '$step' (system, cuda, torch, nvcodec)" ;;
+    esac
+done
+[ "$steps" != nvcodec ] || exit 0
 say "done (LibTorch: $("$deps/venv/bin/python3" -c 'import torch, os; print(os.path.dirname(torch.__file__))' 2>/dev/null))"

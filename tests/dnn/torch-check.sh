@@ -4,20 +4,53 @@
 #
 #   torch-check.sh error FFMPEG ARGS...
 #       run ffmpeg, print its error lines (pointers stripped) and exit code
-#   torch-check.sh psnr BUILDDIR PYTHON MODEL SIZE PIXFMT FRAMES MIN_DB FILTER_OPTS
+#   torch-check.sh psnr BUILDDIR PYTHON MODEL SIZE PIXFMT FRAMES MIN_DB FILTER_OPTS [LAYOUT]
 #       run MODEL through dnn_processing and, independently, through PyTorch
 #       (tests/dnn/gen_torch_models.py reference); print whether the PSNR
 #       between them is at least MIN_DB, or with MIN_DB "exact" whether they
-#       are identical
+#       are identical.  With LAYOUT (rgb0, bgra, ...) the frames go through
+#       dnn_processing as CUDA frames of that layout (hwupload/hwdownload).
+#   torch-check.sh compare BUILDDIR MIN_DB ARGS_A -- ARGS_B
+#       run two ffmpeg pipelines that write the same raw format to stdout and
+#       print whether their output is identical (MIN_DB "exact") or close
+#   torch-check.sh log FFMPEG ARGS...
+#       like error, at the info level
+#   torch-check.sh gpu-memory FFMPEG MAX_GROWTH_MIB ARGS...
+#       run ffmpeg while sampling the GPU's used memory (nvidia-smi); print
+#       whether it grew by at most MAX_GROWTH_MIB between the first and the
+#       second half of the run (the peak goes to stderr)
 set -u
 
 src=$(cd "$(dirname "$0")/../.." && pwd)
 mode=$1; shift
 
+# compare_raw A B MIN_DB: print whether raw files A and B are identical or close
+compare_raw() {
+    result=$("$build/tests/tiny_psnr" "$1" "$2" 1)
+    echo "$result" >&2
+    psnr=$(echo "$result" | sed -n 's/.*PSNR: *\([0-9.]*\).*/\1/p')
+    bytes=$(echo "$result" | sed -n 's/.*bytes: *\([0-9]*\).*/\1/p')
+    maxdiff=$(echo "$result" | sed -n 's/.*MAXDIFF: *\([0-9]*\).*/\1/p')
+    [ -n "$psnr" ] || { echo "no PSNR from tiny_psnr"; return 1; }
+    size_a=$(wc -c <"$1") size_b=$(wc -c <"$2")
+    [ "$size_a" = "$size_b" ] && [ "$size_a" -gt 0 ] ||
+        { echo "sizes differ: $size_a and $size_b bytes"; return 1; }
+    echo "bytes compared: $bytes"
+    if [ "$3" = exact ]; then
+        if [ "$maxdiff" = 0 ]; then echo "identical: yes"; else echo "identical: no (max difference $maxdiff)"; return 1; fi
+    elif awk "BEGIN { exit !($psnr >= $3) }"; then
+        echo "PSNR >= $3 dB: yes"
+    else
+        echo "PSNR >= $3 dB: no ($psnr)"
+        return 1
+    fi
+}
+
 case $mode in
-error)
+error|log)
     ffmpeg=$1; shift
-    log=$("$ffmpeg" -nostdin -nostats -hide_banner -v error "$@" 2>&1 >/dev/null)
+    level=error; [ $mode = log ] && level=info
+    log=$("$ffmpeg" -nostdin -nostats -hide_banner -v $level "$@" 2>&1 >/dev/null)
     status=$?
     # keep the filter's own lines (the CLI's teardown order varies) and drop
     # what differs between machines: pointers and the build directory
@@ -26,32 +59,72 @@ error)
     echo "exit code: $status"
     ;;
 psnr)
-    build=$1 python=$2 model=$3 size=$4 pixfmt=$5 frames=$6 min_db=$7 opts=$8
+    build=$1 python=$2 model=$3 size=$4 pixfmt=$5 frames=$6 min_db=$7 opts=$8 layout=${9:-}
     w=${size%x*} h=${size#*x}
+    filter="dnn_processing=dnn_backend=torch:model=$model$opts"
+    hw=
+    if [ -n "$layout" ]; then
+        hw="-init_hw_device cuda=cu -filter_hw_device cu"
+        filter="format=$layout,hwupload,$filter,hwdownload,format=$layout,format=$pixfmt"
+    fi
     tmp=tests/data/fate/dnn-torch-psnr.$$
     ff="$build/ffmpeg -nostdin -nostats -hide_banner -v error"
     $ff -f lavfi -i "testsrc2=s=$size:r=25,format=rgb24" -frames:v "$frames" -vf "format=$pixfmt" \
         -f rawvideo -y "$tmp.in" || exit 1
-    $ff -f rawvideo -pixel_format "$pixfmt" -video_size "$size" -i "$tmp.in" \
-        -vf "dnn_processing=dnn_backend=torch:model=$model$opts" -f rawvideo -y "$tmp.out" || exit 1
+    $ff $hw -f rawvideo -pixel_format "$pixfmt" -video_size "$size" -i "$tmp.in" \
+        -vf "$filter" -f rawvideo -y "$tmp.out" || exit 1
     "$python" "$src/tests/dnn/gen_torch_models.py" reference "$model" "$tmp.in" "$w" "$h" "$pixfmt" "$tmp.ref" || exit 1
-    result=$("$build/tests/tiny_psnr" "$tmp.ref" "$tmp.out" 1)
-    echo "$result" >&2
+    echo "frames: $frames"
+    compare_raw "$tmp.ref" "$tmp.out" "$min_db"
+    status=$?
     rm -f "$tmp.in" "$tmp.out" "$tmp.ref"
-    psnr=$(echo "$result" | sed -n 's/.*PSNR: *\([0-9.]*\).*/\1/p')
-    bytes=$(echo "$result" | sed -n 's/.*bytes: *\([0-9]*\).*/\1/p')
-    [ -n "$psnr" ] || { echo "no PSNR from tiny_psnr"; exit 1; }
-    maxdiff=$(echo "$result" | sed -n 's/.*MAXDIFF: *\([0-9]*\).*/\1/p')
-    echo "frames: $frames, bytes compared: $bytes"
-    if [ "$min_db" = exact ]; then
-        if [ "$maxdiff" = 0 ]; then echo "identical: yes"; else echo "identical: no (max difference $maxdiff)"; exit 1; fi
-    elif awk "BEGIN { exit !($psnr >= $min_db) }"; then
-        echo "PSNR >= $min_db dB: yes"
-    else
-        echo "PSNR >= $min_db dB: no ($psnr)"
-        exit 1
-    fi
+    exit $status
+    ;;
+compare)
+    build=$1 min_db=$2; shift 2
+    tmp=tests/data/fate/dnn-torch-compare.$$
+    ff="$build/ffmpeg -nostdin -nostats -hide_banner -v error"
+    a=; while [ $# -gt 0 ] && [ "$1" != -- ]; do a="$a $1"; shift; done
+    shift
+    # shellcheck disable=SC2086 # the pipelines are word lists
+    $ff $a -f rawvideo -y "$tmp.a" || exit 1
+    $ff "$@" -f rawvideo -y "$tmp.b" || exit 1
+    compare_raw "$tmp.a" "$tmp.b" "$min_db"
+    status=$?
+    rm -f "$tmp.a" "$tmp.b"
+    exit $status
+    ;;
+gpu-memory)
+    ffmpeg=$1 max_growth=$2; shift 2
+    samples=tests/data/fate/dnn-torch-gpu-memory.$$
+    "$ffmpeg" -nostdin -nostats -hide_banner -v error "$@" &
+    pid=$!
+    : >"$samples"
+    while kill -0 $pid 2>/dev/null; do
+        nvidia-smi --query-gpu=memory.used --format=csv,noheader,nounits -i 0 >>"$samples" 2>/dev/null
+        sleep 0.1
+    done
+    wait $pid
+    status=$?
+    echo "exit code: $status"
+    awk -v max="$max_growth" '
+        { v[NR] = $1 }
+        END {
+            if (NR < 4) { print "too few samples: " NR; exit 1 }
+            h = int(NR / 2)
+            for (i = 1; i <= NR; i++) {
+                if (i <= h && v[i] > a) a = v[i]
+                if (i > h && v[i] > b) b = v[i]
+                if (v[i] > peak) peak = v[i]
+            }
+            printf "samples: %d, peak %d MiB, first half max %d MiB, second half max %d MiB\n", NR, peak, a, b > "/dev/stderr"
+            if (b - a <= max) print "GPU memory growth <= " max " MiB: yes"
+            else { print "GPU memory growth <= " max " MiB: no (" b - a ")"; exit 1 }
+        }' "$samples"
+    result=$?
+    rm -f "$samples"
+    exit $result
     ;;
 *)
-    echo "usage: $0 error|psnr ..." >&2; exit 2 ;;
+    echo "usage: $0 error|log|psnr|compare|gpu-memory ..." >&2; exit 2 ;;
 esac

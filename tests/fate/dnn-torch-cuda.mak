@@ -1,0 +1,100 @@
+# FATE tests of CUDA frames through dnn_processing with the torch backend.
+# They need a CUDA device (and NVDEC for the -nvdec tests): "make check-gpu"
+# runs them; they are not part of "make fate".  Most compare with the CPU
+# path: the same references as tests/fate/dnn-torch.mak, bit for bit.
+
+DNN_TORCH_CUDA_DEV = -init_hw_device cuda=cu -filter_hw_device cu
+DNN_TORCH_COMMA := ,
+
+# $(1) test name, $(2) model, $(3) CUDA frames layout, $(4) size, $(5) frames,
+# $(6) layout of the CPU reference (rgb24 or bgr24), $(7) CPU test whose
+# reference must match, $(8) extra options, $(9) device options
+define FATE_DNN_TORCH_CUDA_CRC
+FATE_DNN_TORCH_CUDA += fate-dnn-torch-cuda-$(1)
+fate-dnn-torch-cuda-$(1): REF = $(SRC_PATH)/tests/ref/fate/dnn-torch-$(7)
+fate-dnn-torch-cuda-$(1): CMD = framecrc $(if $(9),$(9),$(DNN_TORCH_CUDA_DEV)) \
+    -f lavfi -i testsrc2=s=$(4):r=25,format=rgb24 -frames:v $(5) \
+    -vf scale,format=$(3),hwupload,dnn_processing=dnn_backend=torch:model=$$(DNN_TORCH_DIR)/$(2).pt$(8),hwdownload,format=$(3),scale,format=$(6)
+endef
+
+# every layout, 317x239 (odd: padded pitch)
+$(eval $(call FATE_DNN_TORCH_CUDA_CRC,swap-invert-rgb0,swap_invert,rgb0,317x239,3,rgb24,swap-invert-317x239,))
+$(eval $(call FATE_DNN_TORCH_CUDA_CRC,swap-invert-rgba,swap_invert,rgba,317x239,3,rgb24,swap-invert-317x239,))
+$(eval $(call FATE_DNN_TORCH_CUDA_CRC,swap-invert-rgb24,swap_invert,rgb24,317x239,3,rgb24,swap-invert-317x239,:device=cuda))
+$(eval $(call FATE_DNN_TORCH_CUDA_CRC,swap-invert-bgr0,swap_invert,bgr0,317x239,3,bgr24,swap-invert-bgr24-317x239,))
+$(eval $(call FATE_DNN_TORCH_CUDA_CRC,swap-invert-bgra,swap_invert,bgra,317x239,3,bgr24,swap-invert-bgr24-317x239,:device=cuda))
+$(eval $(call FATE_DNN_TORCH_CUDA_CRC,swap-invert-bgr24,swap_invert,bgr24,317x239,3,bgr24,swap-invert-bgr24-317x239,))
+$(eval $(call FATE_DNN_TORCH_CUDA_CRC,identity-bgr0,identity,bgr0,320x240,5,bgr24,identity-bgr24-sync,:async=0))
+# sizes
+$(eval $(call FATE_DNN_TORCH_CUDA_CRC,swap-invert-1080p,swap_invert,rgb0,1920x1080,2,rgb24,swap-invert-1080p-sync,))
+$(eval $(call FATE_DNN_TORCH_CUDA_CRC,swap-invert-2160p,swap_invert,bgr0,3840x2160,1,bgr24,swap-invert-2160p-bgr24,))
+# output size differs: 2x, and 2x in one axis
+$(eval $(call FATE_DNN_TORCH_CUDA_CRC,nearest2x-rgb0,nearest2x,rgb0,160x120,3,rgb24,nearest2x-rgb24,))
+$(eval $(call FATE_DNN_TORCH_CUDA_CRC,nearest-w2x-rgba,nearest_w2x,rgba,160x120,3,rgb24,nearest-w2x-rgb24,))
+# FFmpeg's CUDA device kinds: the primary context, and the default (a context of its own)
+$(eval $(call FATE_DNN_TORCH_CUDA_CRC,primary-context,swap_invert,rgb0,317x239,3,rgb24,swap-invert-317x239,,-init_hw_device cuda=cu:0$(DNN_TORCH_COMMA)primary_ctx=1 -filter_hw_device cu))
+# frames in system memory with device=cuda (upstream's way)
+FATE_DNN_TORCH_CUDA += fate-dnn-torch-cuda-system-frames
+fate-dnn-torch-cuda-system-frames: REF = $(SRC_PATH)/tests/ref/fate/dnn-torch-swap-invert-rgb24
+fate-dnn-torch-cuda-system-frames: CMD = framecrc -f lavfi -i testsrc2=s=320x240:r=25,format=rgb24 -frames:v 5 \
+    -vf scale,format=rgb24,dnn_processing=dnn_backend=torch:model=$(DNN_TORCH_DIR)/swap_invert.pt:device=cuda
+
+# The convolutional net: PSNR against PyTorch's own output.
+$(eval $(call FATE_DNN_TORCH_PSNR,cuda-conv-rgb0,conv,rgb24,317x239,5,50,,rgb0))
+$(eval $(call FATE_DNN_TORCH_PSNR,cuda-conv-1080p-bgra,conv,bgr24,1920x1080,3,50,,bgra))
+$(eval $(call FATE_DNN_TORCH_PSNR,cuda-nearest2x-bgr24,nearest2x,bgr24,317x239,3,exact,,bgr24))
+FATE_DNN_TORCH_CUDA += $(filter fate-dnn-torch-cuda-%,$(FATE_DNN_TORCH))
+FATE_DNN_TORCH := $(filter-out fate-dnn-torch-cuda-%,$(FATE_DNN_TORCH))
+
+# NVDEC: an MPEG-2 clip made by FFmpeg's own encoder, decoded to CUDA frames,
+# converted by scale_cuda; the CPU path gets the same frames downloaded.
+DNN_TORCH_CLIP = $(DNN_TORCH_DATA)/clip.m2v
+$(DNN_TORCH_CLIP): ffmpeg$(PROGSSUF)$(EXESUF) | $(DNN_TORCH_STAMP)
+	$(M)./ffmpeg$(PROGSSUF)$(EXESUF) -nostdin -v error -y -f lavfi -i testsrc2=s=352x288:r=25 -frames:v 12 \
+	    -c:v mpeg2video -q:v 2 $@
+
+DNN_TORCH_NVDEC = -hwaccel cuda -hwaccel_output_format cuda -i $(TARGET_PATH)/$(DNN_TORCH_CLIP) -vf scale_cuda=format=rgb0
+
+# $(1) test name, $(2) model, $(3) exact or minimum PSNR
+define FATE_DNN_TORCH_NVDEC
+FATE_DNN_TORCH_CUDA += fate-dnn-torch-cuda-nvdec-$(1)
+fate-dnn-torch-cuda-nvdec-$(1): $(DNN_TORCH_CLIP)
+fate-dnn-torch-cuda-nvdec-$(1): CMD = $$(DNN_TORCH_CHECK) compare $(TARGET_PATH) $(3) \
+    $$(DNN_TORCH_NVDEC),dnn_processing=dnn_backend=torch:model=$$(DNN_TORCH_DIR)/$(2).pt:device=cuda,hwdownload,format=rgb0,format=rgb24 -- \
+    $$(DNN_TORCH_NVDEC),hwdownload,format=rgb0,format=rgb24,dnn_processing=dnn_backend=torch:model=$$(DNN_TORCH_DIR)/$(2).pt
+endef
+
+$(eval $(call FATE_DNN_TORCH_NVDEC,swap-invert,swap_invert,exact))
+$(eval $(call FATE_DNN_TORCH_NVDEC,nearest2x,nearest2x,exact))
+$(eval $(call FATE_DNN_TORCH_NVDEC,conv,conv,50))
+
+# Checks at configuration.
+# $(1) test name, $(2) layout, $(3) model, $(4) options, $(5) mode (error or log)
+define FATE_DNN_TORCH_CUDA_CHECK
+FATE_DNN_TORCH_CUDA += fate-dnn-torch-cuda-$(1)
+fate-dnn-torch-cuda-$(1): CMD = $$(DNN_TORCH_CHECK) $(5) $(TARGET_PATH)/ffmpeg $(DNN_TORCH_CUDA_DEV) \
+    -f lavfi -i testsrc2=s=64x48:r=25,format=rgb24 -frames:v 2 \
+    -vf format=$(2),hwupload,dnn_processing=dnn_backend=torch:model=$$(DNN_TORCH_DIR)/$(3).pt$(4) -f null -
+endef
+
+$(eval $(call FATE_DNN_TORCH_CUDA_CHECK,error-nv12,nv12,identity,,error))
+$(eval $(call FATE_DNN_TORCH_CUDA_CHECK,error-device-index,rgb0,identity,:device=cuda:7,error))
+$(eval $(call FATE_DNN_TORCH_CUDA_CHECK,error-two-channels,rgb0,two_channels,,error))
+$(eval $(call FATE_DNN_TORCH_CUDA_CHECK,error-raises-on-frame,rgb0,raises_on_data,,error))
+$(eval $(call FATE_DNN_TORCH_CUDA_CHECK,device-cpu,rgb0,identity,:device=cpu,log))
+
+# 1000 frames (replayed on the GPU by loop): GPU memory must not grow.
+FATE_DNN_TORCH_CUDA += fate-dnn-torch-cuda-gpu-memory
+fate-dnn-torch-cuda-gpu-memory: CMD = $(DNN_TORCH_CHECK) gpu-memory $(TARGET_PATH)/ffmpeg 16 \
+    $(DNN_TORCH_CUDA_DEV) -f lavfi -i testsrc2=s=1920x1080:r=25,format=rgb0 \
+    -vf hwupload,loop=loop=-1:size=1,dnn_processing=dnn_backend=torch:model=$(DNN_TORCH_DIR)/conv.pt -frames:v 1000 -f null -
+
+FATE_DNN_TORCH_CUDA := $(if $(CONFIG_LIBTORCH_CUDA),$(if $(CONFIG_CUDA),$(FATE_DNN_TORCH_CUDA)))
+$(FATE_DNN_TORCH_CUDA): $(DNN_TORCH_STAMP)
+$(FATE_DNN_TORCH_CUDA): ffmpeg$(PROGSSUF)$(EXESUF)
+
+# in FATE's list so that "make fate-..." knows them, but not in "make fate"
+FATE_HW-yes += $(FATE_DNN_TORCH_CUDA)
+fate-dnn-torch-cuda: $(FATE_DNN_TORCH_CUDA)
+fate-list-dnn-torch-cuda:
+	@printf '%s\n' $(FATE_DNN_TORCH_CUDA)
