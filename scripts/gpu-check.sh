@@ -37,6 +37,8 @@ for step in $steps; do
     timeout 300 make $step >"$out/$step.log" 2>&1
     echo "$step: exit $?, $(($(date +%s) - start)) s"; tail -4 "$out/$step.log"
 done
+# what the GPU tests printed, for references
+(cd build/tests/data/fate && tar czf "$out/gpu-outputs.tgz" dnn-torch-cuda-* 2>/dev/null)
 # the failing tests' logs
 (cd build/tests/data/fate && for r in *.rep; do
     [ "$(cut -d: -f2 "$r")" = 0 ] || { t=${r%.rep}; echo "=== $t"; tail -n 25 "$t.err"; cat "$t.diff" 2>/dev/null; }

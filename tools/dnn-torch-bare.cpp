@@ -47,6 +47,9 @@ int main(int argc, char **argv)
         model.eval();
         // as the filter does: let cuDNN pick the fastest algorithm for the fixed size
         at::globalContext().setBenchmarkCuDNN(true);
+        // BARE_OPTIMIZE=0: TorchScript without graph optimization, as the filter's default
+        if (const char *opt = getenv("BARE_OPTIMIZE"))
+            torch::jit::setGraphExecutorOptimize(atoi(opt) != 0);
         c10::InferenceMode guard;
 
         std::vector<torch::jit::IValue> inputs{

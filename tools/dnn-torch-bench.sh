@@ -16,7 +16,8 @@
 #
 # Environment: TORCH_PYTHON (python3), a Python with torch, whose torch/ folder
 # is LibTorch; BENCH_FRAMES (600), frames per ffmpeg run; CUDA_PATH
-# (/usr/local/cuda), for the CUDA headers.
+# (/usr/local/cuda), for the CUDA headers; BENCH_FILTER_OPTS, more
+# dnn_processing options for the CUDA-frame runs (":optimize=1").
 set -eu
 
 [ $# -eq 1 ] || { echo "usage: $0 BUILDDIR" >&2; exit 1; }
@@ -121,7 +122,7 @@ for m in identity conv3x3 espcn_x2; do
     echo "measuring $m: filter, CUDA frames" >&2
     ffmpeg_fps "$n1" "$n2" -init_hw_device cuda=cu -filter_hw_device cu \
         -f lavfi -i "testsrc2=s=${w}x$h:r=25,format=rgb0" \
-        -vf "hwupload,loop=loop=-1:size=1,dnn_processing=dnn_backend=torch:model=models/$m.pt:device=cuda"
+        -vf "hwupload,loop=loop=-1:size=1,dnn_processing=dnn_backend=torch:model=models/$m.pt:device=cuda${BENCH_FILTER_OPTS:-}"
     gfps=$fps
     echo "measuring $m: filter, CPU frames" >&2
     ffmpeg_fps "$c1" "$c2" -f lavfi -i "testsrc2=s=${w}x$h:r=25,format=rgb24" \

@@ -60,15 +60,17 @@ private:
 
 /**
  * The model's input for a CUDA frame: 1x3xHxW float in [0, 1], in the frame's
- * channel order, alpha dropped.  The frame is read in place through its
- * pitch.  Call inside a THCudaSection; throws on LibTorch errors.
+ * channel order, alpha dropped; nv12 is converted to RGB with the frame's
+ * matrix and range.  The frame is read in place through its pitch.  Call
+ * inside a THCudaSection; throws on LibTorch errors.
  */
 torch::Tensor th_cuda_frame_to_tensor(const DNNCudaFrames *cf, const AVFrame *frame);
 
 /**
  * Write a 1x3xHxW model output (values in [0, 1]) into a CUDA frame of the
- * same size, rounded like swscale's float to 8-bit conversion, alpha opaque.
- * Call inside a THCudaSection; throws on LibTorch errors.
+ * same size, rounded like swscale's float to 8-bit conversion, alpha opaque;
+ * nv12 gets the frame's matrix and range.  Call inside a THCudaSection;
+ * throws on LibTorch errors.
  */
 void th_cuda_tensor_to_frame(const DNNCudaFrames *cf, const torch::Tensor &output, AVFrame *frame);
 

@@ -27,17 +27,22 @@
 
 #define CHECK_CU(x) FF_CUDA_CHECK_DL(log_ctx, cu, x)
 
-static const enum AVPixelFormat supported_formats[] = {
+static const enum AVPixelFormat packed_rgb_formats[] = {
     AV_PIX_FMT_RGB0, AV_PIX_FMT_BGR0, AV_PIX_FMT_RGBA, AV_PIX_FMT_BGRA,
     AV_PIX_FMT_RGB24, AV_PIX_FMT_BGR24,
 };
 
 int ff_dnn_cuda_pixel_bytes(enum AVPixelFormat sw_format)
 {
-    for (int i = 0; i < FF_ARRAY_ELEMS(supported_formats); i++)
-        if (supported_formats[i] == sw_format)
+    for (int i = 0; i < FF_ARRAY_ELEMS(packed_rgb_formats); i++)
+        if (packed_rgb_formats[i] == sw_format)
             return av_get_padded_bits_per_pixel(av_pix_fmt_desc_get(sw_format)) / 8;
     return 0;
+}
+
+int ff_dnn_cuda_supported(enum AVPixelFormat sw_format)
+{
+    return sw_format == AV_PIX_FMT_NV12 || ff_dnn_cuda_pixel_bytes(sw_format) > 0;
 }
 
 static AVHWFramesContext *input_frames(AVFilterLink *inlink)
@@ -54,9 +59,9 @@ int ff_dnn_cuda_check_input(void *log_ctx, AVFilterLink *inlink)
         av_log(log_ctx, AV_LOG_ERROR, "CUDA frames without a CUDA frames context\n");
         return AVERROR(EINVAL);
     }
-    if (!ff_dnn_cuda_pixel_bytes(frames->sw_format)) {
+    if (!ff_dnn_cuda_supported(frames->sw_format)) {
         av_log(log_ctx, AV_LOG_ERROR, "Unsupported CUDA frames layout %s: CUDA frames must be "
-               "rgb0, bgr0, rgba, bgra, rgb24 or bgr24 (convert with scale_cuda=format=rgb0)\n",
+               "rgb0, bgr0, rgba, bgra, rgb24, bgr24 or nv12\n",
                av_get_pix_fmt_name(frames->sw_format));
         return AVERROR(ENOSYS);
     }

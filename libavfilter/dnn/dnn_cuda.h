@@ -49,6 +49,12 @@ typedef struct DNNCudaFrames {
 int ff_dnn_cuda_pixel_bytes(enum AVPixelFormat sw_format);
 
 /**
+ * Whether the DNN filters take CUDA frames of this layout: the packed RGB
+ * ones above, and nv12 (what NVDEC gives), converted to and from RGB on the GPU.
+ */
+int ff_dnn_cuda_supported(enum AVPixelFormat sw_format);
+
+/**
  * Check that inlink carries CUDA frames the DNN filters can take, and log
  * why not (with the supported layouts) if it does not.
  */

@@ -46,27 +46,30 @@ $(eval $(call FATE_DNN_TORCH_PSNR,cuda-nearest2x-bgr24,nearest2x,bgr24,317x239,3
 FATE_DNN_TORCH_CUDA += $(filter fate-dnn-torch-cuda-%,$(FATE_DNN_TORCH))
 FATE_DNN_TORCH := $(filter-out fate-dnn-torch-cuda-%,$(FATE_DNN_TORCH))
 
-# NVDEC: an MPEG-2 clip made by FFmpeg's own encoder, decoded to CUDA frames,
-# converted by scale_cuda; the CPU path gets the same frames downloaded.
+# NVDEC: an MPEG-2 clip made by FFmpeg's own encoder, decoded to nv12 CUDA
+# frames that dnn_processing converts to RGB and back on the GPU.  The CPU
+# path downloads the same decoded frames and converts them with swscale, so
+# the two differ by the conversions: PSNR, not bit-exactness.
 DNN_TORCH_CLIP = $(DNN_TORCH_DATA)/clip.m2v
 $(DNN_TORCH_CLIP): ffmpeg$(PROGSSUF)$(EXESUF) | $(DNN_TORCH_STAMP)
 	$(M)./ffmpeg$(PROGSSUF)$(EXESUF) -nostdin -v error -y -f lavfi -i testsrc2=s=352x288:r=25 -frames:v 12 \
 	    -c:v mpeg2video -q:v 2 $@
 
-DNN_TORCH_NVDEC = -hwaccel cuda -hwaccel_output_format cuda -i $(TARGET_PATH)/$(DNN_TORCH_CLIP) -vf scale_cuda=format=rgb0
+DNN_TORCH_NVDEC = -hwaccel cuda -hwaccel_output_format cuda -i $(TARGET_PATH)/$(DNN_TORCH_CLIP)
 
-# $(1) test name, $(2) model, $(3) exact or minimum PSNR
+# $(1) test name, $(2) model, $(3) minimum PSNR
 define FATE_DNN_TORCH_NVDEC
 FATE_DNN_TORCH_CUDA += fate-dnn-torch-cuda-nvdec-$(1)
 fate-dnn-torch-cuda-nvdec-$(1): $(DNN_TORCH_CLIP)
 fate-dnn-torch-cuda-nvdec-$(1): CMD = $$(DNN_TORCH_CHECK) compare $(TARGET_PATH) $(3) \
-    $$(DNN_TORCH_NVDEC),dnn_processing=dnn_backend=torch:model=$$(DNN_TORCH_DIR)/$(2).pt:device=cuda,hwdownload,format=rgb0,format=rgb24 -- \
-    $$(DNN_TORCH_NVDEC),hwdownload,format=rgb0,format=rgb24,dnn_processing=dnn_backend=torch:model=$$(DNN_TORCH_DIR)/$(2).pt
+    $$(DNN_TORCH_NVDEC) -vf dnn_processing=dnn_backend=torch:model=$$(DNN_TORCH_DIR)/$(2).pt:device=cuda,hwdownload,format=nv12 -- \
+    $$(DNN_TORCH_NVDEC) -vf hwdownload,format=nv12,scale,format=rgb24,dnn_processing=dnn_backend=torch:model=$$(DNN_TORCH_DIR)/$(2).pt,scale,format=nv12
 endef
 
-$(eval $(call FATE_DNN_TORCH_NVDEC,swap-invert,swap_invert,exact))
-$(eval $(call FATE_DNN_TORCH_NVDEC,nearest2x,nearest2x,exact))
-$(eval $(call FATE_DNN_TORCH_NVDEC,conv,conv,50))
+$(eval $(call FATE_DNN_TORCH_NVDEC,identity,identity,35))
+$(eval $(call FATE_DNN_TORCH_NVDEC,swap-invert,swap_invert,35))
+$(eval $(call FATE_DNN_TORCH_NVDEC,nearest2x,nearest2x,30))
+$(eval $(call FATE_DNN_TORCH_NVDEC,conv,conv,35))
 
 # Checks at configuration.
 # $(1) test name, $(2) layout, $(3) model, $(4) options, $(5) mode (error or log)
@@ -77,7 +80,7 @@ fate-dnn-torch-cuda-$(1): CMD = $$(DNN_TORCH_CHECK) $(5) $(TARGET_PATH)/ffmpeg $
     -vf format=$(2),hwupload,dnn_processing=dnn_backend=torch:model=$$(DNN_TORCH_DIR)/$(3).pt$(4) -f null -
 endef
 
-$(eval $(call FATE_DNN_TORCH_CUDA_CHECK,error-nv12,nv12,identity,,error))
+$(eval $(call FATE_DNN_TORCH_CUDA_CHECK,error-yuv444p,yuv444p,identity,,error))
 $(eval $(call FATE_DNN_TORCH_CUDA_CHECK,error-device-index,rgb0,identity,:device=cuda:7,error))
 $(eval $(call FATE_DNN_TORCH_CUDA_CHECK,error-two-channels,rgb0,two_channels,,error))
 $(eval $(call FATE_DNN_TORCH_CUDA_CHECK,error-raises-on-frame,rgb0,raises_on_data,,error))
