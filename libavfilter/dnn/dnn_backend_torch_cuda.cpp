@@ -129,9 +129,9 @@ torch::Tensor th_cuda_frame_to_tensor(const DNNCudaFrames *cf, const AVFrame *fr
     torch::Tensor rgb = frame_pixels(cf, frame).narrow(2, 0, 3).permute({2, 0, 1}).unsqueeze(0);
     torch::Tensor input = torch::empty(rgb.sizes(), rgb.options().dtype(torch::kFloat32));
 
-    input.copy_(rgb); // one kernel: gather the channels out of the pitched frame
-    // v * (1/255) in float, as swscale's uint8 -> float table
-    return input.mul_(1.0f / 255.0f);
+    // one kernel: gather the channels out of the pitched frame and scale them,
+    // v * (1/255) in float as swscale's uint8 -> float table
+    return at::mul_out(input, rgb, torch::scalar_tensor(1.0f / 255.0f));
 }
 
 void th_cuda_tensor_to_frame(const DNNCudaFrames *cf, const torch::Tensor &output, AVFrame *frame)
@@ -141,10 +141,11 @@ void th_cuda_tensor_to_frame(const DNNCudaFrames *cf, const torch::Tensor &outpu
 
     torch::Tensor pixels = frame_pixels(cf, frame);
     // av_clip_uint8(lrintf(255.0f * v)) as swscale's float -> uint8; round()
-    // rounds half to even like lrintf
-    torch::Tensor rgb = output[0].to(torch::kFloat32).mul(255.0f).round_().clamp_(0, 255)
-                                 .to(torch::kUInt8);
+    // rounds half to even like lrintf.  Not in place: the output may be the
+    // model's own tensor.
+    torch::Tensor rgb = output[0].to(torch::kFloat32).mul(255.0f).round_().clamp_(0, 255);
 
+    // one kernel: to uint8, interleaved, at the frame's pitch
     pixels.narrow(2, 0, 3).copy_(rgb.permute({1, 2, 0}));
     if (pixels.size(2) == 4)
         pixels.select(2, 3).fill_(255); // alpha (or the padding byte) opaque
