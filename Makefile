@@ -36,7 +36,7 @@ $(PREPARED): UPSTREAM patches/series $(addprefix patches/,$(SERIES)) $(OURFILES)
 $(FFCONFIG): $(PREPARED) config.mk $(SRCDIR)/configure
 	cd $(BUILDDIR) && PKG_CONFIG_PATH=$(FFMPEG_PKG_CONFIG_PATH)$${PKG_CONFIG_PATH:+:$$PKG_CONFIG_PATH} \
 		$(SRCDIR)/configure $(FFMPEG_FLAGS)
-	@if [ "$(CUDA)" = yes ] && ! grep -q '^CONFIG_LIBTORCH_CUDA=yes' $@; then \
+	@if [ "$(LIBTORCH_CUDA)" = yes ] && ! grep -q '^CONFIG_LIBTORCH_CUDA=yes' $@; then \
 		echo "LibTorch's CUDA library did not link (see $(BUILDDIR)/ffbuild/config.log); configure with --disable-cuda to build without it" >&2; \
 		rm -f $@; exit 1; fi
 
