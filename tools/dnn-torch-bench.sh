@@ -4,7 +4,7 @@
 #
 #   tools/dnn-torch-bench.sh BUILDDIR
 #
-# For each model of tools/gen_bench_models.py, on 1920x1080 fp32 frames:
+# For each model of the bench set of tests/dnn/gen_torch_models.py, on 1920x1080 fp32 frames:
 #   bare         tools/dnn-torch-bare.cpp: the model on a tensor already on
 #                the GPU, no frame handling at all (the ceiling)
 #   filter CUDA  ffmpeg with CUDA frames (uploaded once, replayed by loop),
@@ -106,7 +106,7 @@ if [ ! -x "$bare" ] || [ -n "$(find "$src/tools/dnn-torch-bare.cpp" -newer "$bar
         -Wl,--no-as-needed -ltorch_cuda -lc10_cuda -Wl,--as-needed \
         -ltorch -ltorch_cpu -lc10 -o "$bare"
 fi
-run "generating the models" "$python" "$src/tools/gen_bench_models.py" "$bench/models"
+run "generating the models" "$python" "$src/tests/dnn/gen_torch_models.py" "$bench/models" bench
 
 gpu=$(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | head -n 1) || :
 [ -n "$gpu" ] || gpu="unknown (no nvidia-smi)"

@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
-"""Make the TorchScript models of the torch backend's FATE tests.
+"""Make the TorchScript models of the torch backend's FATE tests and benchmark.
 
-    gen_torch_models.py OUTDIR
-        write every model below into OUTDIR (deterministic: fixed seed)
+    gen_torch_models.py OUTDIR [tests|bench]
+        write the models of that set (default: tests) into OUTDIR
+        (deterministic: fixed seed); the bench set, for tools/dnn-torch-bench.sh,
+        is identity, conv3x3 (3->16->3) and espcn_x2 (ESPCN x2, 64/32 channels)
     gen_torch_models.py reference MODEL IN.raw W H PIXFMT OUT.raw
         run MODEL on one or more raw frames (rgb24 or bgr24) in PyTorch, the
         independent reference for the inexact tests; writes raw frames of the
@@ -58,6 +60,34 @@ class SmallConv(torch.nn.Module):
         return torch.sigmoid(self.conv2(torch.relu(self.conv1(x))))
 
 
+class Conv3x3(torch.nn.Module):
+    """3x3 conv 3->16, ReLU, 3x3 conv 16->3: a light network."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv1 = torch.nn.Conv2d(3, 16, 3, padding=1)
+        self.conv2 = torch.nn.Conv2d(16, 3, 3, padding=1)
+
+    def forward(self, x):
+        return self.conv2(torch.relu(self.conv1(x)))
+
+
+class ESPCNx2(torch.nn.Module):
+    """Shi et al. 2016: convolutions at low resolution, then a sub-pixel shuffle."""
+
+    def __init__(self, scale: int = 2):
+        super().__init__()
+        self.conv1 = torch.nn.Conv2d(3, 64, 5, padding=2)
+        self.conv2 = torch.nn.Conv2d(64, 32, 3, padding=1)
+        self.conv3 = torch.nn.Conv2d(32, 3 * scale * scale, 3, padding=1)
+        self.shuffle = torch.nn.PixelShuffle(scale)
+
+    def forward(self, x):
+        x = torch.tanh(self.conv1(x))
+        x = torch.tanh(self.conv2(x))
+        return torch.clamp(self.shuffle(self.conv3(x)), 0.0, 1.0)
+
+
 class Raises(torch.nn.Module):
     def forward(self, x):
         if x.size(2) > 0:
@@ -98,15 +128,22 @@ MODELS = {
     "two_channels": TwoChannels,
 }
 
+BENCH_MODELS = {
+    "identity": Identity,
+    "conv3x3": Conv3x3,
+    "espcn_x2": ESPCNx2,
+}
 
-def generate(outdir):
+
+def generate(outdir, which="tests"):
     os.makedirs(outdir, exist_ok=True)
-    for name, cls in MODELS.items():
+    for name, cls in (BENCH_MODELS if which == "bench" else MODELS).items():
         torch.manual_seed(1234)
         model = torch.jit.script(cls().eval())
         model.save(os.path.join(outdir, name + ".pt"))
-    with open(os.path.join(outdir, "corrupt.pt"), "wb") as f:
-        f.write(b"PK\x03\x04 this is not a TorchScript archive" * 8)
+    if which == "tests":
+        with open(os.path.join(outdir, "corrupt.pt"), "wb") as f:
+            f.write(b"PK\x03\x04 this is not a TorchScript archive" * 8)
 
 
 def reference(model_path, inp, w, h, pixfmt, out):
@@ -125,8 +162,8 @@ def reference(model_path, inp, w, h, pixfmt, out):
 
 
 if __name__ == "__main__":
-    if len(sys.argv) == 2:
-        generate(sys.argv[1])
+    if len(sys.argv) in (2, 3) and sys.argv[2:] in ([], ["tests"], ["bench"]):
+        generate(*sys.argv[1:])
     elif len(sys.argv) == 8 and sys.argv[1] == "reference":
         reference(sys.argv[2], sys.argv[3], int(sys.argv[4]), int(sys.argv[5]),
                   sys.argv[6], sys.argv[7])
