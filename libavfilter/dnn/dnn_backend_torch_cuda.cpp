@@ -131,7 +131,7 @@ torch::Tensor th_cuda_frame_to_tensor(const DNNCudaFrames *cf, const AVFrame *fr
 
     // one kernel: gather the channels out of the pitched frame and scale them,
     // v * (1/255) in float as swscale's uint8 -> float table
-    return at::mul_out(input, rgb, torch::scalar_tensor(1.0f / 255.0f));
+    return at::mul_out(input, rgb, at::Scalar(1.0f / 255.0f));
 }
 
 void th_cuda_tensor_to_frame(const DNNCudaFrames *cf, const torch::Tensor &output, AVFrame *frame)
