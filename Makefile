@@ -20,6 +20,7 @@ NPROC    ?= $(shell nproc 2>/dev/null || echo 2)
 SERIES   := $(shell sed -e '/^\#/d' -e '/^$$/d' patches/series)
 OURFILES := $(shell scripts/our-files.sh)
 PREPARED := $(SRCDIR)/.git/fork-prepared
+LINKED   := $(SRCDIR)/.git/fork-linked
 FFCONFIG := $(BUILDDIR)/ffbuild/config.mak
 FATE_ENV  = TORCH_PYTHON=$(TORCH_PYTHON)
 
@@ -27,10 +28,16 @@ FATE_ENV  = TORCH_PYTHON=$(TORCH_PYTHON)
 
 all: build
 
-prepare: $(PREPARED)
+prepare: $(LINKED)
 
-$(PREPARED): UPSTREAM patches/series $(addprefix patches/,$(SERIES)) $(OURFILES) scripts/prepare-tree.sh $(TARBALL)
+# The series: applying it may change configure, so FFmpeg is configured again.
+$(PREPARED): UPSTREAM patches/series $(addprefix patches/,$(SERIES)) scripts/prepare-tree.sh $(TARBALL)
 	scripts/prepare-tree.sh $(TARBALL) $(SRCDIR)
+	@touch $@
+
+# Our files: linked in; FFmpeg's own dependencies rebuild what uses them.
+$(LINKED): $(PREPARED) $(OURFILES)
+	@scripts/prepare-tree.sh $(TARBALL) $(SRCDIR)
 	@touch $@
 
 $(FFCONFIG): $(PREPARED) config.mk $(SRCDIR)/configure
@@ -40,7 +47,7 @@ $(FFCONFIG): $(PREPARED) config.mk $(SRCDIR)/configure
 		echo "LibTorch's CUDA library did not link (see $(BUILDDIR)/ffbuild/config.log); configure with --disable-cuda to build without it" >&2; \
 		rm -f $@; exit 1; fi
 
-build: $(FFCONFIG)
+build: $(FFCONFIG) $(LINKED)
 	$(MAKE) -C $(BUILDDIR) -j$(NPROC)
 
 FATE_CPU = fate-dnn-torch
