@@ -18,45 +18,204 @@
  * Foundation, Inc., 51 Franklin Street, Fifth Floor, Boston, MA 02110-1301 USA
  */
 
+#include <map>
+#include <mutex>
+#include <c10/cuda/CUDACachingAllocator.h>
 #include <c10/cuda/CUDAStream.h>
+#include <torch/cuda.h>
 
 #include "dnn_backend_torch_cuda.h"
 
-THCudaSection::THCudaSection(const DNNCudaFrames *cf, void *log_ctx)
+static std::mutex cudnn_benchmark_lock;
+static int cudnn_benchmark_users;
+static bool cudnn_benchmark_saved;
+
+THCudnnBenchmark::THCudnnBenchmark()
+{
+    std::lock_guard<std::mutex> lock(cudnn_benchmark_lock);
+    if (cudnn_benchmark_users++ == 0) {
+        cudnn_benchmark_saved = at::globalContext().benchmarkCuDNN();
+        at::globalContext().setBenchmarkCuDNN(true);
+    }
+}
+
+THCudnnBenchmark::~THCudnnBenchmark()
+{
+    std::lock_guard<std::mutex> lock(cudnn_benchmark_lock);
+    if (--cudnn_benchmark_users == 0)
+        at::globalContext().setBenchmarkCuDNN(cudnn_benchmark_saved);
+}
+
+THCudaSection::THCudaSection(const DNNCudaFrames *cf, void *log_ctx) noexcept
     : cf(cf), log_ctx(log_ctx)
 {
     err = ff_dnn_cuda_push(cf, log_ctx);
     if (err < 0)
         return;
-    // FFmpeg's stream (NULL is the context's default stream): ordering with
-    // the decoder, other CUDA filters and the encoder comes from it, so no
-    // synchronization is needed here.
-    stream_guard.emplace(c10::cuda::getStreamFromExternal((cudaStream_t)cf->stream,
-                                                          cf->device_index));
+    pushed = true;
+    try {
+        // FFmpeg's stream (NULL is the context's default stream): ordering
+        // with the decoder, other CUDA filters and the encoder comes from
+        // it, so no synchronization is needed here.  LibTorch refuses it
+        // (throws) when it cannot use the frames' GPU.
+        stream_guard.emplace(c10::cuda::getStreamFromExternal((cudaStream_t)cf->stream,
+                                                              cf->device_index));
+        cudnn_benchmark.emplace();
+    } catch (const std::exception &e) {
+        th_log_exception(log_ctx, "LibTorch cannot run on the frames' CUDA stream", e);
+        err = AVERROR_EXTERNAL;
+    } catch (...) {
+        av_log(log_ctx, AV_LOG_ERROR, "LibTorch cannot run on the frames' CUDA stream\n");
+        err = AVERROR_EXTERNAL;
+    }
 }
 
 THCudaSection::~THCudaSection()
 {
+    cudnn_benchmark.reset();
     stream_guard.reset();
-    if (err >= 0)
+    if (pushed)
         ff_dnn_cuda_pop(cf, log_ctx);
 }
 
-/** A uint8 HxWxB view of plane i of a frame, rows linesize bytes apart. */
-static torch::Tensor frame_plane(const DNNCudaFrames *cf, const AVFrame *frame, int i,
-                                 int64_t height, int64_t width, int64_t bytes)
+/*
+ * LibTorch's caching allocator is per GPU, not per CUDA context: the blocks
+ * it keeps were allocated in the context that was current, and die with it.
+ * Count the models bound to each context, so that the last one empties the
+ * cache before that context may go, and no other model's cache is dropped
+ * while its context lives.
+ */
+static std::mutex bound_contexts_lock;
+static std::map<void *, int> bound_contexts;
+
+static void count_bound_model(const DNNCudaFrames *cf)
+{
+    std::lock_guard<std::mutex> lock(bound_contexts_lock);
+    bound_contexts[cf->cuda_ctx]++;
+}
+
+/** Whether this was the last model bound to cf's context. */
+static bool uncount_bound_model(const DNNCudaFrames *cf)
+{
+    std::lock_guard<std::mutex> lock(bound_contexts_lock);
+    auto it = bound_contexts.find(cf->cuda_ctx);
+    if (it == bound_contexts.end() || --it->second > 0)
+        return false;
+    bound_contexts.erase(it);
+    return true;
+}
+
+static int check_frames_device(const DNNCudaFrames *cf, const c10::Device *device, DnnContext *ctx)
+{
+    int index = cf->device_index;
+    int visible = (int)torch::cuda::device_count();
+
+    if (!torch::cuda::is_available() || index >= visible) {
+        av_log(ctx, AV_LOG_ERROR, "The frames are on GPU %d, which LibTorch cannot use "
+               "(it sees %d CUDA devices)\n", index, visible);
+        return AVERROR(ENODEV);
+    }
+    if (device->is_cuda() && device->has_index() && device->index() != index) {
+        av_log(ctx, AV_LOG_ERROR, "device=%s, but the CUDA frames are on GPU %d: use "
+               "device=cuda, which follows the frames\n", ctx->device, index);
+        return AVERROR(EINVAL);
+    }
+    if (!device->is_cuda())
+        av_log(ctx, AV_LOG_INFO, "CUDA frames: the model runs on their GPU %d "
+               "(device=%s applies to frames in system memory)\n", index,
+               ctx->device ? ctx->device : "cpu");
+    return 0;
+}
+
+static int move_model(const DNNCudaFrames *cf, torch::jit::Module *model,
+                      const c10::Device &device, DnnContext *ctx)
+{
+    THCudaSection section(cf, ctx);
+    int ret = section.error();
+
+    if (ret < 0)
+        return ret;
+    try {
+        model->to(device);
+    } catch (const std::exception &e) {
+        th_log_exception(ctx, "Could not move the model to the frames' GPU", e);
+        return AVERROR_EXTERNAL;
+    }
+    return 0;
+}
+
+int th_cuda_place_model(DNNCudaFrames *cf, AVFilterLink *inlink, torch::jit::Module *model,
+                        c10::Device *device, DnnContext *ctx) noexcept
+{
+    int ret = ff_dnn_cuda_frames_init(cf, inlink, ctx);
+
+    if (ret < 0)
+        return ret;
+    try {
+        ret = check_frames_device(cf, device, ctx);
+        if (ret >= 0) {
+            c10::Device frames_device(c10::kCUDA, cf->device_index);
+            ret = move_model(cf, model, frames_device, ctx);
+            if (ret >= 0)
+                *device = frames_device;
+        }
+    } catch (const std::exception &e) {
+        th_log_exception(ctx, "Could not use the frames' GPU", e);
+        ret = AVERROR_EXTERNAL;
+    } catch (...) {
+        av_log(ctx, AV_LOG_ERROR, "Could not use the frames' GPU\n");
+        ret = AVERROR_EXTERNAL;
+    }
+    if (ret < 0) {
+        // unbound: teardown must not enter the frames' context for LibTorch
+        ff_dnn_cuda_frames_uninit(cf);
+        return ret;
+    }
+    count_bound_model(cf);
+    if (ctx->async)
+        av_log(ctx, AV_LOG_VERBOSE, "CUDA frames: inference is queued on the frames' "
+               "CUDA stream from the filter thread; async has no effect\n");
+    av_log(ctx, AV_LOG_VERBOSE, "CUDA frames (%s) on GPU %d: the model runs on cuda:%d, "
+           "on the frames' context and stream\n", av_get_pix_fmt_name(cf->sw_format),
+           cf->device_index, cf->device_index);
+    return 0;
+}
+
+void th_cuda_release_model(DNNCudaFrames *cf, torch::jit::Module **model, void *log_ctx) noexcept
+{
+    bool last = uncount_bound_model(cf);
+    {
+        THCudaSection section(cf, log_ctx);
+        try {
+            // the model's memory belongs to the frames' context: released in it
+            delete *model;
+            *model = NULL;
+            if (section.error() >= 0 && last)
+                c10::cuda::CUDACachingAllocator::emptyCache();
+        } catch (const std::exception &e) {
+            th_log_exception(log_ctx, "Could not release the model's GPU memory", e);
+        } catch (...) {
+            av_log(log_ctx, AV_LOG_ERROR, "Could not release the model's GPU memory\n");
+        }
+    }
+    ff_dnn_cuda_frames_uninit(cf);
+}
+
+/** A uint8 HxWxB view of plane i of a picture, rows linesize bytes apart. */
+static torch::Tensor picture_plane(const DNNCudaFrames *cf, const DNNCudaPicture &pic, int i,
+                                   int64_t height, int64_t width, int64_t bytes)
 {
     auto options = torch::TensorOptions().dtype(torch::kUInt8)
                                          .device(torch::kCUDA, cf->device_index);
 
-    return torch::from_blob(frame->data[i], {height, width, bytes},
-                            {frame->linesize[i], bytes, 1}, options);
+    return torch::from_blob(pic.data[i], {height, width, bytes},
+                            {pic.linesize[i], bytes, 1}, options);
 }
 
-static torch::Tensor frame_pixels(const DNNCudaFrames *cf, const AVFrame *frame)
+static torch::Tensor picture_pixels(const DNNCudaFrames *cf, const DNNCudaPicture &pic)
 {
-    return frame_plane(cf, frame, 0, frame->height, frame->width,
-                       ff_dnn_cuda_pixel_bytes(cf->sw_format));
+    return picture_plane(cf, pic, 0, pic.height, pic.width,
+                         ff_dnn_cuda_pixel_bytes(cf->sw_format));
 }
 
 /** Y'CbCr <-> R'G'B' of a frame: its matrix (BT.601 when unknown, as swscale) and range. */
@@ -76,13 +235,14 @@ static YuvMatrix yuv_matrix(const AVFrame *frame)
     }
 }
 
-static torch::Tensor nv12_to_rgb(const DNNCudaFrames *cf, const AVFrame *frame)
+static torch::Tensor nv12_to_rgb(const DNNCudaFrames *cf, const AVFrame *frame,
+                                 const DNNCudaPicture &pic)
 {
     namespace F = torch::nn::functional;
     YuvMatrix m = yuv_matrix(frame);
-    int64_t h = frame->height, w = frame->width;
-    torch::Tensor y  = frame_plane(cf, frame, 0, h, w, 1).squeeze(2).to(torch::kFloat32);
-    torch::Tensor uv = frame_plane(cf, frame, 1, (h + 1) / 2, (w + 1) / 2, 2)
+    int64_t h = pic.height, w = pic.width;
+    torch::Tensor y  = picture_plane(cf, pic, 0, h, w, 1).squeeze(2).to(torch::kFloat32);
+    torch::Tensor uv = picture_plane(cf, pic, 1, (h + 1) / 2, (w + 1) / 2, 2)
                            .permute({2, 0, 1}).unsqueeze(0).to(torch::kFloat32);
 
     // chroma to full size (bilinear, centred), then the matrix
@@ -102,11 +262,12 @@ static torch::Tensor to_uint8(const torch::Tensor &t)
     return t.round().clamp_(0, 255).to(torch::kUInt8);
 }
 
-static void rgb_to_nv12(const DNNCudaFrames *cf, const torch::Tensor &output, AVFrame *frame)
+static void rgb_to_nv12(const DNNCudaFrames *cf, const torch::Tensor &output, AVFrame *frame,
+                        const DNNCudaPicture &pic)
 {
     namespace F = torch::nn::functional;
     YuvMatrix m = yuv_matrix(frame);
-    int64_t h = frame->height, w = frame->width;
+    int64_t h = pic.height, w = pic.width;
     torch::Tensor rgb = output[0].to(torch::kFloat32).clamp(0.0f, 1.0f);
     torch::Tensor y  = m.kr * rgb[0] + (1.0f - m.kr - m.kb) * rgb[1] + m.kb * rgb[2];
     torch::Tensor cb = (rgb[2] - y) / (2.0f * (1.0f - m.kb));
@@ -117,16 +278,23 @@ static void rgb_to_nv12(const DNNCudaFrames *cf, const torch::Tensor &output, AV
 
     y = m.full_range ? y * 255.0f : y * 219.0f + 16.0f;
     c = m.full_range ? c * 255.0f + 128.0f : c * 224.0f + 128.0f;
-    frame_plane(cf, frame, 0, h, w, 1).squeeze(2).copy_(to_uint8(y));
-    frame_plane(cf, frame, 1, (h + 1) / 2, (w + 1) / 2, 2).copy_(to_uint8(c).permute({1, 2, 0}));
+    picture_plane(cf, pic, 0, h, w, 1).squeeze(2).copy_(to_uint8(y));
+    picture_plane(cf, pic, 1, (h + 1) / 2, (w + 1) / 2, 2).copy_(to_uint8(c).permute({1, 2, 0}));
 }
 
 torch::Tensor th_cuda_frame_to_tensor(const DNNCudaFrames *cf, const AVFrame *frame)
 {
-    if (cf->sw_format == AV_PIX_FMT_NV12)
-        return nv12_to_rgb(cf, frame);
+    DNNCudaPicture pic;
 
-    torch::Tensor rgb = frame_pixels(cf, frame).narrow(2, 0, 3).permute({2, 0, 1}).unsqueeze(0);
+    if (!frame->data[0]) // the dry run
+        return torch::zeros({1, 3, frame->height, frame->width},
+                            torch::TensorOptions().dtype(torch::kFloat32)
+                                                  .device(torch::kCUDA, cf->device_index));
+    ff_dnn_cuda_get_picture(frame, cf->sw_format, &pic);
+    if (cf->sw_format == AV_PIX_FMT_NV12)
+        return nv12_to_rgb(cf, frame, pic);
+
+    torch::Tensor rgb = picture_pixels(cf, pic).narrow(2, 0, 3).permute({2, 0, 1}).unsqueeze(0);
     torch::Tensor input = torch::empty(rgb.sizes(), rgb.options().dtype(torch::kFloat32));
 
     // one kernel: gather the channels out of the pitched frame and scale them,
@@ -136,10 +304,15 @@ torch::Tensor th_cuda_frame_to_tensor(const DNNCudaFrames *cf, const AVFrame *fr
 
 void th_cuda_tensor_to_frame(const DNNCudaFrames *cf, const torch::Tensor &output, AVFrame *frame)
 {
-    if (cf->sw_format == AV_PIX_FMT_NV12)
-        return rgb_to_nv12(cf, output, frame);
+    DNNCudaPicture pic;
 
-    torch::Tensor pixels = frame_pixels(cf, frame);
+    // the input's crop was applied when reading it: the output is all picture
+    frame->crop_top = frame->crop_bottom = frame->crop_left = frame->crop_right = 0;
+    ff_dnn_cuda_get_picture(frame, cf->sw_format, &pic);
+    if (cf->sw_format == AV_PIX_FMT_NV12)
+        return rgb_to_nv12(cf, output, frame, pic);
+
+    torch::Tensor pixels = picture_pixels(cf, pic);
     // av_clip_uint8(lrintf(255.0f * v)) as swscale's float -> uint8; round()
     // rounds half to even like lrintf.  Not in place: the output may be the
     // model's own tensor.

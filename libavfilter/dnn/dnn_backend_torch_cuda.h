@@ -27,49 +27,95 @@
 #ifndef AVFILTER_DNN_DNN_BACKEND_TORCH_CUDA_H
 #define AVFILTER_DNN_DNN_BACKEND_TORCH_CUDA_H
 
+#include <exception>
 #include <optional>
 #include <torch/torch.h>
+#include <torch/script.h>
 #include <c10/core/StreamGuard.h>
 
 extern "C" {
+#include "config.h"
 #include "libavutil/frame.h"
+#include "libavutil/pixdesc.h"
+#include "libavfilter/dnn_interface.h"
 #include "dnn_cuda.h"
 }
+
+/** Log a LibTorch exception as "what: message" (dnn_backend_torch.cpp). */
+void th_log_exception(void *log_ctx, const char *what, const std::exception &e);
+
+/**
+ * Keeps cuDNN's autotuner on while any of our CUDA sections runs (video:
+ * one input shape, tuned once), and gives the process-wide flag back its
+ * previous value when the last one ends, so that other users of LibTorch
+ * in the process keep their setting.
+ */
+class THCudnnBenchmark {
+public:
+    THCudnnBenchmark();
+    ~THCudnnBenchmark();
+    THCudnnBenchmark(const THCudnnBenchmark &) = delete;
+    THCudnnBenchmark &operator=(const THCudnnBenchmark &) = delete;
+};
 
 /**
  * A CUDA section: the frames' context is pushed for the section's lifetime
  * and LibTorch queues its work on the frames' stream.  Popping on every path,
- * exceptions included, is what RAII is for.
+ * exceptions included, is what RAII is for.  The constructor never throws:
+ * a failure (the push, or LibTorch refusing the stream) is logged and
+ * returned by error(), and the destructor then undoes what was done.
  */
 class THCudaSection {
 public:
-    THCudaSection(const DNNCudaFrames *cf, void *log_ctx);
+    THCudaSection(const DNNCudaFrames *cf, void *log_ctx) noexcept;
     ~THCudaSection();
     THCudaSection(const THCudaSection &) = delete;
     THCudaSection &operator=(const THCudaSection &) = delete;
-    /** 0, or the AVERROR of a failed push. */
+    /** 0, or the AVERROR of a failed push or stream. */
     int error() const { return err; }
 
 private:
     const DNNCudaFrames *cf;
     void *log_ctx;
     int err;
+    bool pushed = false;
     // the generic guard: LibTorch's CUDA runtime calls stay inside libc10_cuda
     std::optional<c10::StreamGuard> stream_guard;
+    std::optional<THCudnnBenchmark> cudnn_benchmark;
 };
+
+/**
+ * CUDA frames decide where the model runs: bind cf to the frames of inlink,
+ * check that LibTorch can use their GPU and that the device option agrees,
+ * and move the model there, into their context.  On failure cf is left
+ * unbound.  Never throws: 0 or an AVERROR, logged.
+ */
+int th_cuda_place_model(DNNCudaFrames *cf, AVFilterLink *inlink, torch::jit::Module *model,
+                        c10::Device *device, DnnContext *ctx) noexcept;
+
+/**
+ * Free the model in the frames' context and unbind cf.  The last model of a
+ * CUDA context also empties LibTorch's cache of blocks (which belong to that
+ * context, soon perhaps destroyed); models on other contexts keep theirs.
+ * Never throws: failures (a GPU in error after a fault) are logged.
+ */
+void th_cuda_release_model(DNNCudaFrames *cf, torch::jit::Module **model, void *log_ctx) noexcept;
 
 /**
  * The model's input for a CUDA frame: 1x3xHxW float in [0, 1], in the frame's
  * channel order, alpha dropped; nv12 is converted to RGB with the frame's
- * matrix and range.  The frame is read in place through its pitch.  Call
- * inside a THCudaSection; throws on LibTorch errors.
+ * matrix and range.  The frame's visible picture (its crop applied) is read
+ * in place through its pitch.  Without data (the dry run that sizes the
+ * output) zeros of the frame's size.  Call inside a THCudaSection; throws on
+ * LibTorch errors.
  */
 torch::Tensor th_cuda_frame_to_tensor(const DNNCudaFrames *cf, const AVFrame *frame);
 
 /**
  * Write a 1x3xHxW model output (values in [0, 1]) into a CUDA frame of the
  * same size, rounded like swscale's float to 8-bit conversion, alpha opaque;
- * nv12 gets the frame's matrix and range.  Call inside a THCudaSection;
+ * nv12 gets the frame's matrix and range.  The frame holds the whole output:
+ * crop fields copied from the input are reset.  Call inside a THCudaSection;
  * throws on LibTorch errors.
  */
 void th_cuda_tensor_to_frame(const DNNCudaFrames *cf, const torch::Tensor &output, AVFrame *frame);

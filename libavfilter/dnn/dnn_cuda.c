@@ -29,7 +29,6 @@
 
 static const enum AVPixelFormat packed_rgb_formats[] = {
     AV_PIX_FMT_RGB0, AV_PIX_FMT_BGR0, AV_PIX_FMT_RGBA, AV_PIX_FMT_BGRA,
-    AV_PIX_FMT_RGB24, AV_PIX_FMT_BGR24,
 };
 
 int ff_dnn_cuda_pixel_bytes(enum AVPixelFormat sw_format)
@@ -61,11 +60,71 @@ int ff_dnn_cuda_check_input(void *log_ctx, AVFilterLink *inlink)
     }
     if (!ff_dnn_cuda_supported(frames->sw_format)) {
         av_log(log_ctx, AV_LOG_ERROR, "Unsupported CUDA frames layout %s: CUDA frames must be "
-               "rgb0, bgr0, rgba, bgra, rgb24, bgr24 or nv12\n",
+               "rgb0, bgr0, rgba, bgra or nv12\n",
                av_get_pix_fmt_name(frames->sw_format));
         return AVERROR(ENOSYS);
     }
     return 0;
+}
+
+int ff_dnn_cuda_check_frame(void *log_ctx, AVFilterLink *inlink, const AVFrame *frame)
+{
+    AVHWFramesContext *configured = input_frames(inlink);
+    AVHWFramesContext *frames = frame->hw_frames_ctx ?
+                                (AVHWFramesContext *)frame->hw_frames_ctx->data : NULL;
+    size_t width, height;
+
+    if (!frames || frames->device_ctx->type != AV_HWDEVICE_TYPE_CUDA || !frame->data[0]) {
+        av_log(log_ctx, AV_LOG_ERROR, "A CUDA frame without CUDA frames context or data\n");
+        return AVERROR(EINVAL);
+    }
+    if (frames->sw_format != configured->sw_format) {
+        av_log(log_ctx, AV_LOG_ERROR, "A CUDA frame of layout %s arrived on a link "
+               "configured for %s\n", av_get_pix_fmt_name(frames->sw_format),
+               av_get_pix_fmt_name(configured->sw_format));
+        return AVERROR(EINVAL);
+    }
+    if (frames->device_ctx != configured->device_ctx) {
+        av_log(log_ctx, AV_LOG_ERROR, "A CUDA frame from another CUDA device than "
+               "the link was configured with\n");
+        return AVERROR(EINVAL);
+    }
+    width  = (size_t)frame->crop_left + frame->crop_right;
+    height = (size_t)frame->crop_top  + frame->crop_bottom;
+    if (frame->width > frames->width || frame->height > frames->height ||
+        width >= (size_t)frame->width || height >= (size_t)frame->height ||
+        frame->width  - width  != (size_t)inlink->w ||
+        frame->height - height != (size_t)inlink->h) {
+        av_log(log_ctx, AV_LOG_ERROR, "A CUDA frame of %dx%d (crop %zu,%zu,%zu,%zu in frames "
+               "of %dx%d) arrived on a link configured for %dx%d\n", frame->width,
+               frame->height, frame->crop_left, frame->crop_top, frame->crop_right,
+               frame->crop_bottom, frames->width, frames->height, inlink->w, inlink->h);
+        return AVERROR(EINVAL);
+    }
+    return 0;
+}
+
+void ff_dnn_cuda_get_picture(const AVFrame *frame, enum AVPixelFormat sw_format,
+                             DNNCudaPicture *pic)
+{
+    const AVPixFmtDescriptor *desc = av_pix_fmt_desc_get(sw_format);
+
+    pic->width  = frame->width  - frame->crop_left - frame->crop_right;
+    pic->height = frame->height - frame->crop_top  - frame->crop_bottom;
+    for (int i = 0; i < FF_ARRAY_ELEMS(pic->data); i++) {
+        // as av_frame_apply_cropping(): the step of the plane's first
+        // component, chroma offsets rounded down
+        int shift_x = i ? desc->log2_chroma_w : 0;
+        int shift_y = i ? desc->log2_chroma_h : 0;
+        int step = 0;
+
+        for (int c = desc->nb_components - 1; c >= 0; c--)
+            if (desc->comp[c].plane == i)
+                step = desc->comp[c].step;
+        pic->linesize[i] = frame->linesize[i];
+        pic->data[i] = step ? frame->data[i] + (frame->crop_top  >> shift_y) * frame->linesize[i]
+                                             + (frame->crop_left >> shift_x) * step : NULL;
+    }
 }
 
 int ff_dnn_cuda_frames_init(DNNCudaFrames *cf, AVFilterLink *inlink, void *log_ctx)
@@ -125,6 +184,23 @@ int ff_dnn_cuda_pop(const DNNCudaFrames *cf, void *log_ctx)
     CudaFunctions *cu = cuda_functions(cf);
     CUcontext dummy;
     return CHECK_CU(cu->cuCtxPopCurrent(&dummy));
+}
+
+int ff_dnn_cuda_check_stream(const DNNCudaFrames *cf, int wait, void *log_ctx)
+{
+    CudaFunctions *cu = cuda_functions(cf);
+    const char *name = "", *text = "";
+    CUresult err;
+
+    err = wait ? cu->cuStreamSynchronize((CUstream)cf->stream)
+               : cu->cuStreamQuery((CUstream)cf->stream);
+    if (err == CUDA_SUCCESS || err == CUDA_ERROR_NOT_READY)
+        return 0;
+    cu->cuGetErrorName(err, &name);
+    cu->cuGetErrorString(err, &text);
+    av_log(log_ctx, AV_LOG_ERROR, "The GPU failed on work queued for an earlier frame: "
+           "%s: %s\n", name, text);
+    return AVERROR_EXTERNAL;
 }
 
 int ff_dnn_cuda_init_output(AVFilterLink *outlink, AVFilterLink *inlink)

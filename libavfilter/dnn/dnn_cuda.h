@@ -31,6 +31,7 @@
 #define AVFILTER_DNN_DNN_CUDA_H
 
 #include "libavutil/buffer.h"
+#include "libavutil/frame.h"
 #include "libavutil/pixfmt.h"
 #include "libavfilter/avfilter.h"
 
@@ -43,8 +44,18 @@ typedef struct DNNCudaFrames {
 } DNNCudaFrames;
 
 /**
+ * The picture of a CUDA frame, its crop applied: where each plane's first
+ * visible pixel is, the planes' pitch and the visible size.
+ */
+typedef struct DNNCudaPicture {
+    uint8_t *data[2];
+    int linesize[2];
+    int width, height;
+} DNNCudaPicture;
+
+/**
  * Bytes per pixel of a packed RGB layout that the DNN filters take as CUDA
- * frames (rgb0, bgr0, rgba, bgra: 4; rgb24, bgr24: 3), or 0 for any other.
+ * frames (rgb0, bgr0, rgba, bgra), or 0 for any other.
  */
 int ff_dnn_cuda_pixel_bytes(enum AVPixelFormat sw_format);
 
@@ -61,6 +72,21 @@ int ff_dnn_cuda_supported(enum AVPixelFormat sw_format);
 int ff_dnn_cuda_check_input(void *log_ctx, AVFilterLink *inlink);
 
 /**
+ * Check that a CUDA frame arriving on inlink is what the link was configured
+ * with: the same layout and device, and a visible size (crop applied) equal
+ * to the link's.  Anything else would be read out of bounds: EINVAL.
+ */
+int ff_dnn_cuda_check_frame(void *log_ctx, AVFilterLink *inlink, const AVFrame *frame);
+
+/**
+ * The visible picture of a frame of layout sw_format: its crop_* fields
+ * applied to the planes as av_frame_apply_cropping() would, without
+ * touching the frame.  The frame must have passed ff_dnn_cuda_check_frame().
+ */
+void ff_dnn_cuda_get_picture(const AVFrame *frame, enum AVPixelFormat sw_format,
+                             DNNCudaPicture *pic);
+
+/**
  * Fill cf from the CUDA frames of inlink.  Free with ff_dnn_cuda_frames_uninit().
  */
 int ff_dnn_cuda_frames_init(DNNCudaFrames *cf, AVFilterLink *inlink, void *log_ctx);
@@ -69,6 +95,15 @@ void ff_dnn_cuda_frames_uninit(DNNCudaFrames *cf);
 /** Make the frames' CUDA context current on this thread (push) and restore it (pop). */
 int ff_dnn_cuda_push(const DNNCudaFrames *cf, void *log_ctx);
 int ff_dnn_cuda_pop(const DNNCudaFrames *cf, void *log_ctx);
+
+/**
+ * Report a failure of work queued earlier on the frames' stream (a kernel
+ * that faulted, a device-side assert): the GPU runs behind the filter, so
+ * such errors surface only later.  With wait, first wait for all the work
+ * (at the end of the stream); without, only look (cheap, once per frame).
+ * Call with the frames' context pushed.  0, or AVERROR_EXTERNAL logged.
+ */
+int ff_dnn_cuda_check_stream(const DNNCudaFrames *cf, int wait, void *log_ctx);
 
 /**
  * Give outlink a pool of CUDA frames of its size, with the layout and device

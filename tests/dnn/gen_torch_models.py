@@ -104,6 +104,43 @@ class RaisesOnData(torch.nn.Module):
         return x
 
 
+class TrainMode(torch.nn.Module):
+    """Saved in training mode: BatchNorm and Dropout act differently there.
+
+    In eval mode (what inference must use) BatchNorm applies its running
+    statistics (set to non-trivial values here) and Dropout passes through;
+    in training mode BatchNorm normalises each frame by its own statistics
+    and Dropout zeroes half the values at random.
+    """
+
+    def __init__(self):
+        super().__init__()
+        self.conv = torch.nn.Conv2d(3, 3, 3, padding=1)
+        self.bn = torch.nn.BatchNorm2d(3)
+        self.dropout = torch.nn.Dropout(0.5)
+        with torch.no_grad():
+            self.bn.running_mean.copy_(torch.tensor([0.1, -0.2, 0.3]))
+            self.bn.running_var.copy_(torch.tensor([0.5, 2.0, 1.5]))
+
+    def forward(self, x):
+        return torch.sigmoid(self.dropout(self.bn(self.conv(x))))
+
+
+class LutOutOfRange(torch.nn.Module):
+    """Looks values up in a 256-entry table with indices up to 510.
+
+    The all-zero dry run stays in range; real frames do not: on the CPU an
+    IndexError, on a GPU a device-side assert (a fault of the kernel).
+    """
+
+    def __init__(self):
+        super().__init__()
+        self.register_buffer("lut", torch.linspace(0.0, 1.0, 256))
+
+    def forward(self, x):
+        return self.lut[(x * 510.0).long()]
+
+
 class ThreeDim(torch.nn.Module):
     """Returns CHW, not NCHW."""
 
@@ -125,8 +162,13 @@ MODELS = {
     "raises": Raises,
     "raises_on_data": RaisesOnData,
     "three_dim": ThreeDim,
+    "train_mode": TrainMode,
+    "lut_out_of_range": LutOutOfRange,
     "two_channels": TwoChannels,
 }
+
+# saved as they are, not in eval mode
+TRAINING_MODE = {"train_mode"}
 
 BENCH_MODELS = {
     "identity": Identity,
@@ -139,7 +181,8 @@ def generate(outdir, which="tests"):
     os.makedirs(outdir, exist_ok=True)
     for name, cls in (BENCH_MODELS if which == "bench" else MODELS).items():
         torch.manual_seed(1234)
-        model = torch.jit.script(cls().eval())
+        model = cls() if name in TRAINING_MODE else cls().eval()
+        model = torch.jit.script(model)
         model.save(os.path.join(outdir, name + ".pt"))
     if which == "tests":
         with open(os.path.join(outdir, "corrupt.pt"), "wb") as f:

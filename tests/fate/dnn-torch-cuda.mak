@@ -19,11 +19,9 @@ endef
 
 # every layout, 317x239 (odd: padded pitch)
 $(eval $(call FATE_DNN_TORCH_CUDA_CRC,swap-invert-rgb0,swap_invert,rgb0,317x239,3,rgb24,swap-invert-317x239,))
-$(eval $(call FATE_DNN_TORCH_CUDA_CRC,swap-invert-rgba,swap_invert,rgba,317x239,3,rgb24,swap-invert-317x239,))
-$(eval $(call FATE_DNN_TORCH_CUDA_CRC,swap-invert-rgb24,swap_invert,rgb24,317x239,3,rgb24,swap-invert-317x239,:device=cuda))
+$(eval $(call FATE_DNN_TORCH_CUDA_CRC,swap-invert-rgba,swap_invert,rgba,317x239,3,rgb24,swap-invert-317x239,:device=cuda))
 $(eval $(call FATE_DNN_TORCH_CUDA_CRC,swap-invert-bgr0,swap_invert,bgr0,317x239,3,bgr24,swap-invert-bgr24-317x239,))
 $(eval $(call FATE_DNN_TORCH_CUDA_CRC,swap-invert-bgra,swap_invert,bgra,317x239,3,bgr24,swap-invert-bgr24-317x239,:device=cuda))
-$(eval $(call FATE_DNN_TORCH_CUDA_CRC,swap-invert-bgr24,swap_invert,bgr24,317x239,3,bgr24,swap-invert-bgr24-317x239,))
 $(eval $(call FATE_DNN_TORCH_CUDA_CRC,identity-bgr0,identity,bgr0,320x240,5,bgr24,identity-bgr24-sync,:async=0))
 # sizes
 $(eval $(call FATE_DNN_TORCH_CUDA_CRC,swap-invert-1080p,swap_invert,rgb0,1920x1080,2,rgb24,swap-invert-1080p-sync,))
@@ -42,7 +40,7 @@ fate-dnn-torch-cuda-system-frames: CMD = framecrc -f lavfi -i testsrc2=s=320x240
 # The convolutional net: PSNR against PyTorch's own output.
 $(eval $(call FATE_DNN_TORCH_PSNR,cuda-conv-rgb0,conv,rgb24,317x239,5,50,,rgb0))
 $(eval $(call FATE_DNN_TORCH_PSNR,cuda-conv-1080p-bgra,conv,bgr24,1920x1080,3,50,,bgra))
-$(eval $(call FATE_DNN_TORCH_PSNR,cuda-nearest2x-bgr24,nearest2x,bgr24,317x239,3,exact,,bgr24))
+$(eval $(call FATE_DNN_TORCH_PSNR,cuda-nearest2x-bgr0,nearest2x,bgr24,317x239,3,exact,,bgr0))
 FATE_DNN_TORCH_CUDA += $(filter fate-dnn-torch-cuda-%,$(FATE_DNN_TORCH))
 FATE_DNN_TORCH := $(filter-out fate-dnn-torch-cuda-%,$(FATE_DNN_TORCH))
 
@@ -86,6 +84,83 @@ $(eval $(call FATE_DNN_TORCH_CUDA_CHECK,error-device-index,rgb0,identity,:device
 $(eval $(call FATE_DNN_TORCH_CUDA_CHECK,error-two-channels,rgb0,two_channels,,error))
 $(eval $(call FATE_DNN_TORCH_CUDA_CHECK,error-raises-on-frame,rgb0,raises_on_data,,error))
 $(eval $(call FATE_DNN_TORCH_CUDA_CHECK,device-cpu,rgb0,identity,:device=cpu,log))
+
+# Upstream's negotiation is kept: an rgb24 source reaches CUDA as one of
+# hwcontext_cuda's own layouts (rgb0, bgr0, ...), which scale_cuda takes.
+# The fork once listed rgb24 there, and this pipeline failed.
+FATE_DNN_TORCH_CUDA += fate-dnn-torch-cuda-hwupload-scale-cuda
+fate-dnn-torch-cuda-hwupload-scale-cuda: REF = $(SRC_PATH)/tests/ref/fate/dnn-torch-identity-rgb24
+fate-dnn-torch-cuda-hwupload-scale-cuda: CMD = framecrc $(DNN_TORCH_CUDA_DEV) \
+    -f lavfi -i testsrc2=s=320x240:r=25,format=rgb24 -frames:v 5 \
+    -vf scale,hwupload,scale_cuda=format=rgb0:passthrough=0,hwdownload,format=rgb0,scale,format=rgb24
+
+# Cropped CUDA frames (crop sets their crop_* fields) are read through the
+# crop, and the output holds no crop: the same picture as cropping in
+# system memory.  RGB against the CPU path; nv12 (chroma offsets) against
+# cropping before the upload.
+FATE_DNN_TORCH_CUDA += fate-dnn-torch-cuda-crop-rgb0
+fate-dnn-torch-cuda-crop-rgb0: CMD = $(DNN_TORCH_CHECK) compare $(TARGET_PATH) exact \
+    $(DNN_TORCH_CUDA_DEV) -f lavfi -i testsrc2=s=160x120:r=25,format=rgb24 -frames:v 3 \
+    -vf format=rgb0,hwupload,crop=101:61:13:7,dnn_processing=dnn_backend=torch:model=$(DNN_TORCH_DIR)/nearest2x.pt,hwdownload,format=rgb0,format=rgb24 -- \
+    -f lavfi -i testsrc2=s=160x120:r=25,format=rgb24 -frames:v 3 \
+    -vf crop=101:61:13:7,dnn_processing=dnn_backend=torch:model=$(DNN_TORCH_DIR)/nearest2x.pt
+
+FATE_DNN_TORCH_CUDA += fate-dnn-torch-cuda-crop-nv12
+fate-dnn-torch-cuda-crop-nv12: CMD = $(DNN_TORCH_CHECK) compare $(TARGET_PATH) exact \
+    $(DNN_TORCH_CUDA_DEV) -f lavfi -i testsrc2=s=160x120:r=25,format=rgb24 -frames:v 3 \
+    -vf format=nv12,hwupload,crop=100:60:14:8,dnn_processing=dnn_backend=torch:model=$(DNN_TORCH_DIR)/nearest2x.pt,hwdownload,format=nv12 -- \
+    $(DNN_TORCH_CUDA_DEV) -f lavfi -i testsrc2=s=160x120:r=25,format=rgb24 -frames:v 3 \
+    -vf format=nv12,crop=100:60:14:8,hwupload,dnn_processing=dnn_backend=torch:model=$(DNN_TORCH_DIR)/nearest2x.pt,hwdownload,format=nv12
+
+# A CUDA frame that is not what the link was configured with (concat passes
+# on the frames of its second input as they are: nv12 where rgb0 was
+# configured) is refused, not read out of bounds.
+FATE_DNN_TORCH_CUDA += fate-dnn-torch-cuda-error-frames-mismatch
+fate-dnn-torch-cuda-error-frames-mismatch: CMD = $(DNN_TORCH_CHECK) error $(TARGET_PATH)/ffmpeg $(DNN_TORCH_CUDA_DEV) \
+    -f lavfi -i testsrc2=s=64x48:r=25:d=0.2,format=rgb24 -f lavfi -i testsrc2=s=64x48:r=25:d=0.2,format=rgb24 \
+    -filter_complex [0]format=rgb0,hwupload[a]\;[1]format=nv12,hwupload[b]\;[a][b]concat=n=2,dnn_processing=dnn_backend=torch:model=$(DNN_TORCH_DIR)/identity.pt \
+    -f null -
+
+# A kernel that faults (a device-side assert: the model indexes a table out
+# of range) ends the run with an error, not an abort, on CUDA frames (the
+# fault is seen on the frames' stream) and on system frames with device=cuda.
+$(eval $(call FATE_DNN_TORCH_CUDA_CHECK,error-device-assert,rgb0,lut_out_of_range,,error))
+FATE_DNN_TORCH_CUDA += fate-dnn-torch-cuda-error-device-assert-system-frames
+fate-dnn-torch-cuda-error-device-assert-system-frames: CMD = $(DNN_TORCH_CHECK) error $(TARGET_PATH)/ffmpeg \
+    -f lavfi -i testsrc2=s=64x48:r=25,format=rgb24 -frames:v 2 \
+    -vf dnn_processing=dnn_backend=torch:model=$(DNN_TORCH_DIR)/lut_out_of_range.pt:device=cuda -f null -
+
+# LibTorch sees no GPU while FFmpeg's driver API does (as with a LibTorch
+# made for a newer CUDA than the driver): simulated by preloading a
+# cudaGetDeviceCount that finds none.  The configuration fails with ENODEV
+# and the teardown, which used to throw through C (abort), is clean.
+DNN_TORCH_NO_GPU = $(DNN_TORCH_DATA)/cudart-no-gpu.so
+$(DNN_TORCH_NO_GPU): $(SRC_PATH)/tests/dnn/cudart-no-gpu.c | $(DNN_TORCH_STAMP)
+	$(M)$(CC) -shared -fPIC -o $@ $<
+FATE_DNN_TORCH_CUDA += fate-dnn-torch-cuda-error-torch-sees-no-gpu
+fate-dnn-torch-cuda-error-torch-sees-no-gpu: $(DNN_TORCH_NO_GPU)
+fate-dnn-torch-cuda-error-torch-sees-no-gpu: CMD = $(DNN_TORCH_CHECK) error \
+    env LD_PRELOAD=$(TARGET_PATH)/$(DNN_TORCH_NO_GPU) $(TARGET_PATH)/ffmpeg $(DNN_TORCH_CUDA_DEV) \
+    -f lavfi -i testsrc2=s=64x48:r=25,format=rgb24 -frames:v 2 \
+    -vf format=rgb0,hwupload,dnn_processing=dnn_backend=torch:model=$(DNN_TORCH_DIR)/identity.pt -f null -
+
+# Two models in one process, each on its own filter graph and thread: the
+# first is torn down and made again when its input changes size (an MPEG-2
+# clip whose second sequence is smaller), while the second runs on; the
+# second's frames stay bit-exact.
+DNN_TORCH_CLIP_RESIZE = $(DNN_TORCH_DATA)/clip-resize.m2v
+$(DNN_TORCH_CLIP_RESIZE): ffmpeg$(PROGSSUF)$(EXESUF) | $(DNN_TORCH_STAMP)
+	$(M)./ffmpeg$(PROGSSUF)$(EXESUF) -nostdin -v error -y -f lavfi -i testsrc2=s=352x288:r=25 -frames:v 6 \
+	    -c:v mpeg2video -q:v 2 -f mpeg2video $@.a && \
+	./ffmpeg$(PROGSSUF)$(EXESUF) -nostdin -v error -y -f lavfi -i testsrc2=s=176x144:r=25 -frames:v 6 \
+	    -c:v mpeg2video -q:v 2 -f mpeg2video $@.b && cat $@.a $@.b >$@ && rm -f $@.a $@.b
+FATE_DNN_TORCH_CUDA += fate-dnn-torch-cuda-two-models-reconfigure
+fate-dnn-torch-cuda-two-models-reconfigure: $(DNN_TORCH_CLIP_RESIZE)
+fate-dnn-torch-cuda-two-models-reconfigure: REF = $(SRC_PATH)/tests/ref/fate/dnn-torch-swap-invert-rgb24
+fate-dnn-torch-cuda-two-models-reconfigure: CMD = framecrc $(DNN_TORCH_CUDA_DEV) \
+    -i $(TARGET_PATH)/$(DNN_TORCH_CLIP_RESIZE) -f lavfi -i testsrc2=s=320x240:r=25,format=rgb24 \
+    -map 0 -vf scale,format=rgb0,hwupload,dnn_processing=dnn_backend=torch:model=$(DNN_TORCH_DIR)/conv.pt,hwdownload,format=rgb0 -f null - \
+    -map 1 -frames:v 5 -vf scale,format=rgb0,hwupload,dnn_processing=dnn_backend=torch:model=$(DNN_TORCH_DIR)/swap_invert.pt,hwdownload,format=rgb0,scale,format=rgb24
 
 # 1000 frames (replayed on the GPU by loop): GPU memory must not grow once
 # warmed up.  The tolerance, 8 frames of 1080p rgb0, is the frames pool

@@ -64,6 +64,15 @@ $(eval $(call FATE_DNN_TORCH_PSNR,conv-1080p-async,conv,rgb24,1920x1080,8,50,:as
 $(eval $(call FATE_DNN_TORCH_PSNR,swap-invert-rgb24-vs-torch,swap_invert,rgb24,317x239,3,exact,))
 $(eval $(call FATE_DNN_TORCH_PSNR,nearest2x-bgr24-vs-torch,nearest2x,bgr24,161x121,3,exact,:async=0))
 
+# Regression: the model ran in the mode it was saved in.  Saved in training
+# mode, it gave other pictures than PyTorch's inference (BatchNorm on each
+# frame's own statistics, Dropout active) ...
+$(eval $(call FATE_DNN_TORCH_PSNR,train-mode-vs-torch,train_mode,rgb24,317x239,3,50,))
+# ... and one frame, repeated, gave a different picture each time.
+FATE_DNN_TORCH += fate-dnn-torch-train-mode-repeat
+fate-dnn-torch-train-mode-repeat: CMD = framecrc -f lavfi -i testsrc2=s=64x48:r=25,format=rgb24 -frames:v 4 \
+    -vf loop=loop=-1:size=1,dnn_processing=dnn_backend=torch:model=$(DNN_TORCH_DIR)/train_mode.pt
+
 # Bad models and options: the exact error and exit code.
 # $(1) test name, $(2) model, $(3) size, $(4) extra options
 define FATE_DNN_TORCH_ERROR
@@ -79,6 +88,8 @@ $(eval $(call FATE_DNN_TORCH_ERROR,raises-sync,raises.pt,64x48,:async=0))
 $(eval $(call FATE_DNN_TORCH_ERROR,raises-on-frame,raises_on_data.pt,64x48,))
 $(eval $(call FATE_DNN_TORCH_ERROR,raises-on-frame-sync,raises_on_data.pt,64x48,:async=0))
 $(eval $(call FATE_DNN_TORCH_ERROR,three-dims,three_dim.pt,64x48,))
+# indexing out of range on real frames (on a GPU: a device-side assert)
+$(eval $(call FATE_DNN_TORCH_ERROR,lut-out-of-range,lut_out_of_range.pt,64x48,))
 $(eval $(call FATE_DNN_TORCH_ERROR,two-channels,two_channels.pt,64x48,))
 $(eval $(call FATE_DNN_TORCH_ERROR,missing-model,does-not-exist.pt,64x48,))
 $(eval $(call FATE_DNN_TORCH_ERROR,corrupt-model,corrupt.pt,64x48,))
