@@ -262,7 +262,7 @@ static torch::Tensor to_uint8(const torch::Tensor &t)
     return t.round().clamp_(0, 255).to(torch::kUInt8);
 }
 
-static void rgb_to_nv12(const DNNCudaFrames *cf, const torch::Tensor &output, AVFrame *frame,
+static void rgb_to_nv12(const DNNCudaFrames *cf, const torch::Tensor &output, const AVFrame *frame,
                         const DNNCudaPicture &pic)
 {
     namespace F = torch::nn::functional;
@@ -282,7 +282,7 @@ static void rgb_to_nv12(const DNNCudaFrames *cf, const torch::Tensor &output, AV
     picture_plane(cf, pic, 1, (h + 1) / 2, (w + 1) / 2, 2).copy_(to_uint8(c).permute({1, 2, 0}));
 }
 
-torch::Tensor th_cuda_frame_to_tensor(const DNNCudaFrames *cf, const AVFrame *frame)
+static torch::Tensor frame_to_tensor(const DNNCudaFrames *cf, const AVFrame *frame)
 {
     DNNCudaPicture pic;
 
@@ -302,13 +302,24 @@ torch::Tensor th_cuda_frame_to_tensor(const DNNCudaFrames *cf, const AVFrame *fr
     return at::mul_out(input, rgb, at::Scalar(1.0f / 255.0f));
 }
 
-void th_cuda_tensor_to_frame(const DNNCudaFrames *cf, const torch::Tensor &output, AVFrame *frame)
+int th_cuda_read_input(const DNNCudaFrames *cf, const AVFrame *frame, torch::Tensor *input,
+                       void *log_ctx) noexcept
 {
-    DNNCudaPicture pic;
+    try {
+        *input = frame_to_tensor(cf, frame);
+    } catch (const std::exception &e) {
+        th_log_exception(log_ctx, "Could not read the input CUDA frame", e);
+        return AVERROR_EXTERNAL;
+    } catch (...) {
+        av_log(log_ctx, AV_LOG_ERROR, "Could not read the input CUDA frame\n");
+        return AVERROR_EXTERNAL;
+    }
+    return 0;
+}
 
-    // the input's crop was applied when reading it: the output is all picture
-    frame->crop_top = frame->crop_bottom = frame->crop_left = frame->crop_right = 0;
-    ff_dnn_cuda_get_picture(frame, cf->sw_format, &pic);
+static void tensor_to_picture(const DNNCudaFrames *cf, const torch::Tensor &output,
+                              const AVFrame *frame, const DNNCudaPicture &pic)
+{
     if (cf->sw_format == AV_PIX_FMT_NV12)
         return rgb_to_nv12(cf, output, frame, pic);
 
@@ -322,4 +333,60 @@ void th_cuda_tensor_to_frame(const DNNCudaFrames *cf, const torch::Tensor &outpu
     pixels.narrow(2, 0, 3).copy_(rgb.permute({1, 2, 0}));
     if (pixels.size(2) == 4)
         pixels.select(2, 3).fill_(255); // alpha (or the padding byte) opaque
+}
+
+/** One side of the crop of out: in's offset scaled by the model's ratio, the output fitted in. */
+static int scale_crop(size_t in_offset, int in_size, int64_t output_size, int out_size,
+                      size_t *offset, size_t *rest)
+{
+    size_t scaled = in_offset * out_size / in_size;
+
+    if (output_size > out_size)
+        return AVERROR(EINVAL);
+    *offset = FFMIN(scaled, (size_t)(out_size - output_size));
+    *rest   = out_size - output_size - *offset;
+    return 0;
+}
+
+/** Set the crop of out for an output of this size made of in's visible picture. */
+static int place_output(const AVFrame *in, AVFrame *out, int64_t width, int64_t height,
+                        void *log_ctx)
+{
+    int cropped = in->crop_left || in->crop_right || in->crop_top || in->crop_bottom;
+
+    if (!cropped && (width != out->width || height != out->height)) {
+        av_log(log_ctx, AV_LOG_ERROR, "The model's output is %" PRId64 "x%" PRId64 " but was "
+               "%dx%d when the filter was configured: its size must depend on the input "
+               "size only\n", width, height, out->width, out->height);
+        return AVERROR(EINVAL);
+    }
+    if (scale_crop(in->crop_left, in->width,  width,  out->width,  &out->crop_left, &out->crop_right) < 0 ||
+        scale_crop(in->crop_top,  in->height, height, out->height, &out->crop_top,  &out->crop_bottom) < 0) {
+        av_log(log_ctx, AV_LOG_ERROR, "The model's output of the cropped picture is %" PRId64
+               "x%" PRId64 ", larger than its output of the whole frame, %dx%d\n",
+               width, height, out->width, out->height);
+        return AVERROR(EINVAL);
+    }
+    return 0;
+}
+
+int th_cuda_write_output(const DNNCudaFrames *cf, const torch::Tensor &output,
+                         const AVFrame *in, AVFrame *out, void *log_ctx) noexcept
+{
+    DNNCudaPicture pic;
+    int ret = place_output(in, out, output.size(3), output.size(2), log_ctx);
+
+    if (ret < 0)
+        return ret;
+    ff_dnn_cuda_get_picture(out, cf->sw_format, &pic);
+    try {
+        tensor_to_picture(cf, output, out, pic);
+    } catch (const std::exception &e) {
+        th_log_exception(log_ctx, "Could not write the output CUDA frame", e);
+        return AVERROR_EXTERNAL;
+    } catch (...) {
+        av_log(log_ctx, AV_LOG_ERROR, "Could not write the output CUDA frame\n");
+        return AVERROR_EXTERNAL;
+    }
+    return 0;
 }

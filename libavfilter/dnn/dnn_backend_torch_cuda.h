@@ -35,6 +35,7 @@
 
 extern "C" {
 #include "config.h"
+#include "libavutil/common.h"
 #include "libavutil/frame.h"
 #include "libavutil/pixdesc.h"
 #include "libavfilter/dnn_interface.h"
@@ -106,18 +107,22 @@ void th_cuda_release_model(DNNCudaFrames *cf, torch::jit::Module **model, void *
  * channel order, alpha dropped; nv12 is converted to RGB with the frame's
  * matrix and range.  The frame's visible picture (its crop applied) is read
  * in place through its pitch.  Without data (the dry run that sizes the
- * output) zeros of the frame's size.  Call inside a THCudaSection; throws on
- * LibTorch errors.
+ * output) zeros of the frame's size.  Call inside a THCudaSection.
+ * Never throws: 0 or an AVERROR, logged.
  */
-torch::Tensor th_cuda_frame_to_tensor(const DNNCudaFrames *cf, const AVFrame *frame);
+int th_cuda_read_input(const DNNCudaFrames *cf, const AVFrame *frame, torch::Tensor *input,
+                       void *log_ctx) noexcept;
 
 /**
- * Write a 1x3xHxW model output (values in [0, 1]) into a CUDA frame of the
- * same size, rounded like swscale's float to 8-bit conversion, alpha opaque;
- * nv12 gets the frame's matrix and range.  The frame holds the whole output:
- * crop fields copied from the input are reset.  Call inside a THCudaSection;
- * throws on LibTorch errors.
+ * Write a 1x3xHxW model output (values in [0, 1]) of the input frame in into
+ * the CUDA frame out, rounded like swscale's float to 8-bit conversion, alpha
+ * opaque; nv12 gets the frame's matrix and range.  The output of a whole
+ * picture fills out, whose size was the output's at configuration; that of
+ * a cropped one (crop sets crop_* on hardware frames) goes where the crop
+ * lies, scaled by the model's ratio, and out carries it as its crop.  Call
+ * inside a THCudaSection.  Never throws: 0 or an AVERROR, logged.
  */
-void th_cuda_tensor_to_frame(const DNNCudaFrames *cf, const torch::Tensor &output, AVFrame *frame);
+int th_cuda_write_output(const DNNCudaFrames *cf, const torch::Tensor &output,
+                         const AVFrame *in, AVFrame *out, void *log_ctx) noexcept;
 
 #endif /* AVFILTER_DNN_DNN_BACKEND_TORCH_CUDA_H */

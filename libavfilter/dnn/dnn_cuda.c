@@ -89,13 +89,13 @@ int ff_dnn_cuda_check_frame(void *log_ctx, AVFilterLink *inlink, const AVFrame *
                "the link was configured with\n");
         return AVERROR(EINVAL);
     }
+    // hardware frames keep their size when cropped: crop_* tell what is seen
     width  = (size_t)frame->crop_left + frame->crop_right;
     height = (size_t)frame->crop_top  + frame->crop_bottom;
-    if (frame->width > frames->width || frame->height > frames->height ||
-        width >= (size_t)frame->width || height >= (size_t)frame->height ||
-        frame->width  - width  != (size_t)inlink->w ||
-        frame->height - height != (size_t)inlink->h) {
-        av_log(log_ctx, AV_LOG_ERROR, "A CUDA frame of %dx%d (crop %zu,%zu,%zu,%zu in frames "
+    if (frame->width != inlink->w || frame->height != inlink->h ||
+        frame->width > frames->width || frame->height > frames->height ||
+        width >= (size_t)frame->width || height >= (size_t)frame->height) {
+        av_log(log_ctx, AV_LOG_ERROR, "A CUDA frame of %dx%d (crop %zu,%zu,%zu,%zu, in frames "
                "of %dx%d) arrived on a link configured for %dx%d\n", frame->width,
                frame->height, frame->crop_left, frame->crop_top, frame->crop_right,
                frame->crop_bottom, frames->width, frames->height, inlink->w, inlink->h);

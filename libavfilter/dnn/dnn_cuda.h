@@ -73,8 +73,8 @@ int ff_dnn_cuda_check_input(void *log_ctx, AVFilterLink *inlink);
 
 /**
  * Check that a CUDA frame arriving on inlink is what the link was configured
- * with: the same layout and device, and a visible size (crop applied) equal
- * to the link's.  Anything else would be read out of bounds: EINVAL.
+ * with: the same layout and device, the link's size, a crop inside it.
+ * Anything else would be read out of bounds: EINVAL.
  */
 int ff_dnn_cuda_check_frame(void *log_ctx, AVFilterLink *inlink, const AVFrame *frame);
 

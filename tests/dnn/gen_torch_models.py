@@ -127,10 +127,11 @@ class TrainMode(torch.nn.Module):
 
 
 class LutOutOfRange(torch.nn.Module):
-    """Looks values up in a 256-entry table with indices up to 510.
+    """Looks values up in a 256-entry table at index 255, or 256 where > 0.
 
     The all-zero dry run stays in range; real frames do not: on the CPU an
-    IndexError, on a GPU a device-side assert (a fault of the kernel).
+    IndexError (naming index 256 whichever thread finds it first), on a GPU
+    a device-side assert (a fault of the kernel).
     """
 
     def __init__(self):
@@ -138,7 +139,7 @@ class LutOutOfRange(torch.nn.Module):
         self.register_buffer("lut", torch.linspace(0.0, 1.0, 256))
 
     def forward(self, x):
-        return self.lut[(x * 510.0).long()]
+        return self.lut[(x > 0.0).long() + 255]
 
 
 class ThreeDim(torch.nn.Module):

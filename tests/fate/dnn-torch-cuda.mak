@@ -94,21 +94,23 @@ fate-dnn-torch-cuda-hwupload-scale-cuda: CMD = framecrc $(DNN_TORCH_CUDA_DEV) \
     -f lavfi -i testsrc2=s=320x240:r=25,format=rgb24 -frames:v 5 \
     -vf scale,hwupload,scale_cuda=format=rgb0:passthrough=0,hwdownload,format=rgb0,scale,format=rgb24
 
-# Cropped CUDA frames (crop sets their crop_* fields) are read through the
-# crop, and the output holds no crop: the same picture as cropping in
-# system memory.  RGB against the CPU path; nv12 (chroma offsets) against
-# cropping before the upload.
+# Cropped CUDA frames keep their size; crop sets their crop_* fields.  The
+# model sees the visible picture; its output goes where the crop lies in the
+# output frame (offsets scaled by 2 here), which carries it as its crop:
+# cropped after the download, the same picture as cropping first.  RGB
+# against the CPU path; nv12 (chroma offsets) against cropping before the
+# upload.
 FATE_DNN_TORCH_CUDA += fate-dnn-torch-cuda-crop-rgb0
 fate-dnn-torch-cuda-crop-rgb0: CMD = $(DNN_TORCH_CHECK) compare $(TARGET_PATH) exact \
     $(DNN_TORCH_CUDA_DEV) -f lavfi -i testsrc2=s=160x120:r=25,format=rgb24 -frames:v 3 \
-    -vf format=rgb0,hwupload,crop=101:61:13:7,dnn_processing=dnn_backend=torch:model=$(DNN_TORCH_DIR)/nearest2x.pt,hwdownload,format=rgb0,format=rgb24 -- \
+    -vf format=rgb0,hwupload,crop=101:61:12:6,dnn_processing=dnn_backend=torch:model=$(DNN_TORCH_DIR)/nearest2x.pt,hwdownload,format=rgb0,crop=202:122:24:12,format=rgb24 -- \
     -f lavfi -i testsrc2=s=160x120:r=25,format=rgb24 -frames:v 3 \
-    -vf crop=101:61:13:7,dnn_processing=dnn_backend=torch:model=$(DNN_TORCH_DIR)/nearest2x.pt
+    -vf crop=101:61:12:6,dnn_processing=dnn_backend=torch:model=$(DNN_TORCH_DIR)/nearest2x.pt
 
 FATE_DNN_TORCH_CUDA += fate-dnn-torch-cuda-crop-nv12
 fate-dnn-torch-cuda-crop-nv12: CMD = $(DNN_TORCH_CHECK) compare $(TARGET_PATH) exact \
     $(DNN_TORCH_CUDA_DEV) -f lavfi -i testsrc2=s=160x120:r=25,format=rgb24 -frames:v 3 \
-    -vf format=nv12,hwupload,crop=100:60:14:8,dnn_processing=dnn_backend=torch:model=$(DNN_TORCH_DIR)/nearest2x.pt,hwdownload,format=nv12 -- \
+    -vf format=nv12,hwupload,crop=100:60:14:8,dnn_processing=dnn_backend=torch:model=$(DNN_TORCH_DIR)/nearest2x.pt,hwdownload,format=nv12,crop=200:120:28:16 -- \
     $(DNN_TORCH_CUDA_DEV) -f lavfi -i testsrc2=s=160x120:r=25,format=rgb24 -frames:v 3 \
     -vf format=nv12,crop=100:60:14:8,hwupload,dnn_processing=dnn_backend=torch:model=$(DNN_TORCH_DIR)/nearest2x.pt,hwdownload,format=nv12
 
@@ -118,7 +120,7 @@ fate-dnn-torch-cuda-crop-nv12: CMD = $(DNN_TORCH_CHECK) compare $(TARGET_PATH) e
 FATE_DNN_TORCH_CUDA += fate-dnn-torch-cuda-error-frames-mismatch
 fate-dnn-torch-cuda-error-frames-mismatch: CMD = $(DNN_TORCH_CHECK) error $(TARGET_PATH)/ffmpeg $(DNN_TORCH_CUDA_DEV) \
     -f lavfi -i testsrc2=s=64x48:r=25:d=0.2,format=rgb24 -f lavfi -i testsrc2=s=64x48:r=25:d=0.2,format=rgb24 \
-    -filter_complex [0]format=rgb0,hwupload[a]\;[1]format=nv12,hwupload[b]\;[a][b]concat=n=2,dnn_processing=dnn_backend=torch:model=$(DNN_TORCH_DIR)/identity.pt \
+    -filter_complex "[0]format=rgb0,hwupload[a];[1]format=nv12,hwupload[b];[a][b]concat=n=2,dnn_processing=dnn_backend=torch:model=$(DNN_TORCH_DIR)/identity.pt" \
     -f null -
 
 # A kernel that faults (a device-side assert: the model indexes a table out
