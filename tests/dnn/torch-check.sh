@@ -15,6 +15,10 @@
 #       print whether their output is identical (MIN_DB "exact") or close
 #   torch-check.sh log FFMPEG ARGS...
 #       like error, at the info level
+#   torch-check.sh fails PATTERN FFMPEG ARGS...
+#       run ffmpeg, which must fail: print whether it exited with an error
+#       (not killed by a signal, as an abort is) and logged an error of the
+#       filter matching the grep pattern PATTERN
 #   torch-check.sh gpu-memory FFMPEG MAX_GROWTH_MIB ARGS...
 #       run ffmpeg while sampling the GPU's used memory (nvidia-smi); print
 #       whether it grew by at most MAX_GROWTH_MIB from the second quarter of
@@ -57,6 +61,22 @@ error|log)
     printf '%s\n' "$log" | grep -E '^\[(dnn_|Parsed_dnn_processing)' |
         sed -e 's/ @ 0x[0-9a-f]*\]/]/g' -e "s|$(pwd)/||g"
     echo "exit code: $status"
+    ;;
+fails)
+    pattern=$1 ffmpeg=$2; shift 2
+    log=$("$ffmpeg" -nostdin -nostats -hide_banner -v error "$@" 2>&1 >/dev/null)
+    status=$?
+    printf '%s\n' "$log" | grep -E '^\[(dnn_|Parsed_dnn_processing)' >&2
+    if [ $status -ne 0 ] && [ $status -lt 128 ]; then
+        echo "exited with an error: yes"
+    else
+        echo "exited with an error: no ($status)"
+    fi
+    if printf '%s\n' "$log" | grep -E '^\[(dnn_|Parsed_dnn_processing)' | grep -q -- "$pattern"; then
+        echo "the filter logged '$pattern': yes"
+    else
+        echo "the filter logged '$pattern': no"
+    fi
     ;;
 psnr)
     build=$1 python=$2 model=$3 size=$4 pixfmt=$5 frames=$6 min_db=$7 opts=$8 layout=${9:-}
@@ -128,5 +148,5 @@ gpu-memory)
     exit $result
     ;;
 *)
-    echo "usage: $0 error|log|psnr|compare|gpu-memory ..." >&2; exit 2 ;;
+    echo "usage: $0 error|log|fails|psnr|compare|gpu-memory ..." >&2; exit 2 ;;
 esac
