@@ -52,7 +52,7 @@ steps=${steps:-system cuda torch nvcodec ffmpeg}
 abspath() { case $1 in ''|/*) echo "$1" ;; *) echo "$PWD/$1" ;; esac; }
 nvcodec_source=$(abspath "$nvcodec_source")
 ffmpeg_tarball=$(abspath "$ffmpeg_tarball")
-[ -z "${FORK_MIRROR:-}" ] || FORK_MIRROR=$(abspath "$FORK_MIRROR")
+[ ! -d "${FORK_MIRROR:-}" ] || FORK_MIRROR=$(cd "$FORK_MIRROR" && pwd)
 mkdir -p "$deps/cache"
 
 # Where each dependency came from, for the closing note.
