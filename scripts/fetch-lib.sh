@@ -154,7 +154,9 @@ fetch_pinned() {
         done
     done
 
-    if [ -n "${FORK_MIRROR:-}" ]; then
+    if [ -n "${FORK_MIRROR:-}" ] && [ ! -d "$FORK_MIRROR" ]; then
+        fetch_log "the local mirror FORK_MIRROR=$FORK_MIRROR is not a folder"
+    elif [ -n "${FORK_MIRROR:-}" ]; then
         fetch_log "no network source of $_label $_version worked; trying the local mirror $FORK_MIRROR"
         for _f; do
             fetch_form "$_f"
