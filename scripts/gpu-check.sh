@@ -11,10 +11,22 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 python=$1
 out=${2:-$top/build/gpu-logs}
 steps=${3:-check check-gpu bench}
-cd "$top"
-mkdir -p "$out"
-export PATH=$top/.carry/bin:$PATH LD_LIBRARY_PATH=$top/.carry/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-export NVCODEC_DEB=$(ls .carry/libffmpeg-nvenc-dev_*.deb)
+mkdir -p "$out" && out=$(cd "$out" && pwd) || exit 1
+cd "$top" || exit 1
+export PATH="$top/.carry/bin:$PATH" LD_LIBRARY_PATH="$top/.carry/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+# The pinned files prepare-carry.sh put in .carry/, given as explicit paths
+# (no network here); configure and install-deps.sh verify them against UPSTREAM.
+# shellcheck disable=SC1091 source=UPSTREAM
+. "$top/UPSTREAM"
+tarball=$top/.carry/ffmpeg-$FFMPEG_VERSION.tar.xz
+nvcodec=
+for f in "$top/.carry/nv-codec-headers-$NVCODEC_VERSION.tar.gz" "$top/.carry/$NVCODEC_DEB_FILE"; do
+    [ -f "$f" ] && nvcodec=$f && break
+done
+if [ ! -f "$tarball" ] || [ -z "$nvcodec" ]; then
+    echo "gpu-check: .carry/ lacks ffmpeg-$FFMPEG_VERSION.tar.xz or nv-codec-headers $NVCODEC_VERSION: run scripts/prepare-carry.sh" >&2
+    exit 1
+fi
 
 { nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
   "$python" -c 'import torch; print("torch", torch.__version__, torch.cuda.is_available())'
@@ -24,10 +36,11 @@ cat "$out/machine.txt"
 cuda_compiler=
 command -v clang >/dev/null 2>&1 ||
     cuda_compiler="--enable-cuda-nvcc --nvccflags=-gencode=arch=compute_90,code=sm_90"
-scripts/install-deps.sh nvcodec &&
 start=$(date +%s)
-./configure --tarball=.carry/ffmpeg-9.0.2.tar.xz --python="$python" $cuda_compiler >"$out/build.log" 2>&1 &&
-make build NPROC=$(nproc) >>"$out/build.log" 2>&1
+# shellcheck disable=SC2086  # $cuda_compiler: options or nothing
+scripts/install-deps.sh --nvcodec-source="$nvcodec" nvcodec >"$out/build.log" 2>&1 &&
+./configure --tarball="$tarball" --python="$python" $cuda_compiler >>"$out/build.log" 2>&1 &&
+make build NPROC="$(nproc)" >>"$out/build.log" 2>&1
 status=$?
 echo "build: $(($(date +%s) - start)) s, exit $status" >>"$out/build.log"
 tail -3 "$out/build.log"
@@ -72,10 +85,16 @@ for step in $steps; do
     timeout 300 make $step >"$out/$step.log" 2>&1
     echo "$step: exit $?, $(($(date +%s) - start)) s"; tail -4 "$out/$step.log"
 done
-# what the GPU tests printed, for references
-(cd build/tests/data/fate && tar czf "$out/gpu-outputs.tgz" dnn-torch-cuda-* 2>/dev/null)
-# the failing tests' logs
-(cd build/tests/data/fate && for r in *.rep; do
-    [ "$(cut -d: -f2 "$r")" = 0 ] || { t=${r%.rep}; echo "=== $t"; tail -n 25 "$t.err"; cat "$t.diff" 2>/dev/null; }
- done) >"$out/failures.txt" 2>&1
+fate=$top/build/tests/data/fate
+if [ -d "$fate" ]; then
+    # what the GPU tests printed, for references
+    (cd "$fate" && tar czf "$out/gpu-outputs.tgz" dnn-torch-cuda-* 2>/dev/null)
+    # the failing tests' logs
+    for r in "$fate"/*.rep; do
+        [ -f "$r" ] || continue
+        [ "$(cut -d: -f2 "$r")" = 0 ] || { t=${r%.rep}; echo "=== ${t##*/}"; tail -n 25 "$t.err"; cat "$t.diff" 2>/dev/null; }
+    done >"$out/failures.txt" 2>&1
+else
+    echo "no FATE results in $fate: the build or the tests did not run" >"$out/failures.txt"
+fi
 exit 0

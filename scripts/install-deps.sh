@@ -2,24 +2,63 @@
 # Install what building and testing the fork needs.  Idempotent: each step
 # checks first, so a second run does nothing.
 #
-# System packages (Debian): nasm pkg-config clang python3-venv xz-utils git.
+# System packages (Debian): nasm pkg-config clang python3-venv xz-utils git
+# make g++, and curl when there is neither curl nor wget.
 # Project-local, under .deps/ (or $FORK_CACHE_DIR):
 #   venv/     Python with torch==$TORCH_VERSION from PyPI; its torch/ holds LibTorch
-#   nvcodec/  nv-codec-headers >= $NVCODEC_MIN_VERSION (ffnvcodec.pc fixed up)
+#   nvcodec/  nv-codec-headers $NVCODEC_VERSION (usr/share/pkgconfig/ffnvcodec.pc)
+#   cache/    the pinned files of UPSTREAM, verified: the FFmpeg tarball and
+#             nv-codec-headers (release tarball or Debian package)
 # The CUDA toolkit at /usr/local/cuda (or $CUDA_PATH) is used when present;
 # otherwise nvidia-cuda-toolkit is installed from Debian.
 #
-#   scripts/install-deps.sh            everything
-#   scripts/install-deps.sh STEP...    only these of: system cuda torch nvcodec
+#   scripts/install-deps.sh [OPTION...]          everything
+#   scripts/install-deps.sh [OPTION...] STEP...  only these of:
+#                                                system cuda torch nvcodec ffmpeg
+# Options (each pinned file is verified by its sha256 from UPSTREAM):
+#   --nvcodec-source=PATH  nv-codec-headers-$NVCODEC_VERSION.tar.gz or Debian's
+#                          libffmpeg-nvenc-dev deb of it [$NVCODEC_SOURCE]
+#   --ffmpeg-tarball=PATH  ffmpeg-$FFMPEG_VERSION.tar.xz [$FFMPEG_TARBALL]
+#   --mirror=DIR           a local folder holding the pinned files, tried last,
+#                          when the network sources fail [$FORK_MIRROR]
+# Without a given path, each pinned file comes from the cache, else its URLs
+# in UPSTREAM, else the mirror (scripts/fetch-lib.sh).
 set -eu
 
 top=$(cd "$(dirname "$0")/.." && pwd)
-. "$top/UPSTREAM"
+# shellcheck disable=SC1091 source-path=SCRIPTDIR source=fetch-lib.sh
+. "$top/scripts/fetch-lib.sh"
+fetched='' fetched_from=''  # set by fetch_ffmpeg and fetch_nvcodec
 deps=${FORK_CACHE_DIR:-$top/.deps}
-mkdir -p "$deps/cache"
 
 say() { echo "install-deps: $*"; }
 die() { echo "install-deps: $*" >&2; exit 1; }
+
+nvcodec_source=${NVCODEC_SOURCE:-${NVCODEC_DEB:-}}
+ffmpeg_tarball=${FFMPEG_TARBALL:-}
+steps=
+for arg do
+    case $arg in
+    --nvcodec-source=*) nvcodec_source=${arg#*=} ;;
+    --ffmpeg-tarball=*) ffmpeg_tarball=${arg#*=} ;;
+    --mirror=*)         FORK_MIRROR=${arg#*=} ;;
+    -h|--help)          sed -n '2,/^set -eu/p' "$0" | sed -e '$d' -e 's/^# \{0,1\}//'; exit 0 ;;
+    -*)                 die "unknown option $arg (see --help)" ;;
+    *)                  steps="$steps $arg" ;;
+    esac
+done
+steps=${steps:-system cuda torch nvcodec ffmpeg}
+# A relative path given here is relative to where we were started.
+abspath() { case $1 in ''|/*) echo "$1" ;; *) echo "$PWD/$1" ;; esac; }
+nvcodec_source=$(abspath "$nvcodec_source")
+ffmpeg_tarball=$(abspath "$ffmpeg_tarball")
+[ ! -d "${FORK_MIRROR:-}" ] || FORK_MIRROR=$(cd "$FORK_MIRROR" && pwd)
+mkdir -p "$deps/cache"
+
+# Where each dependency came from, for the closing note.
+summary=
+note() { summary="$summary
+  $*"; }
 
 as_root() {
     if [ "$(id -u)" = 0 ]; then "$@"
@@ -47,6 +86,9 @@ system_packages() {
     command -v make >/dev/null 2>&1       || missing="$missing make"
     command -v g++ >/dev/null 2>&1        || missing="$missing g++"
     python3 -c 'import venv, ensurepip' 2>/dev/null || missing="$missing python3-venv"
+    command -v curl >/dev/null 2>&1 || command -v wget >/dev/null 2>&1 ||
+        missing="$missing curl ca-certificates"
+    # shellcheck disable=SC2086  # a list of package names
     [ -z "$missing" ] || apt_install $missing
 }
 
@@ -60,55 +102,73 @@ cuda_toolkit() {
 torch_venv() {
     py=$deps/venv/bin/python3
     if [ -x "$py" ] && "$py" -c "import torch, sys; sys.exit(torch.__version__.split('+')[0] != '$TORCH_VERSION')" 2>/dev/null; then
+        note "LibTorch $TORCH_VERSION: $(libtorch_dir), installed earlier"
         return 0
     fi
     say "creating $deps/venv with torch==$TORCH_VERSION (large download)"
     python3 -m venv "$deps/venv"
     "$deps/venv/bin/pip" install -q --disable-pip-version-check "torch==$TORCH_VERSION" ||
         die "pip could not install torch==$TORCH_VERSION from PyPI"
+    note "LibTorch $TORCH_VERSION: $(libtorch_dir), from PyPI (pip)"
 }
 
-find_nvcodec_deb() {
-    for d in ${NVCODEC_DEB:-} "$deps"/cache/libffmpeg-nvenc-dev_*.deb \
-             "$top"/../shared/upstream/libffmpeg-nvenc-dev_*.deb; do
-        [ -f "$d" ] && { echo "$d"; return 0; }
-    done
-    # Debian's own archive, where its version is new enough
-    if command -v apt-get >/dev/null 2>&1; then
-        [ -n "$apt_updated" ] || { as_root apt-get update -qq; apt_updated=1; }
-        (cd "$deps/cache" && apt-get download -qq libffmpeg-nvenc-dev >/dev/null 2>&1) || true
-        for d in "$deps"/cache/libffmpeg-nvenc-dev_*.deb; do
-            [ -f "$d" ] && { echo "$d"; return 0; }
-        done
-    fi
-    return 1
+libtorch_dir() {
+    "$deps/venv/bin/python3" -c 'import torch, os; print(os.path.dirname(torch.__file__))' 2>/dev/null
 }
 
+# nv-codec-headers, pinned in UPSTREAM, into $deps/nvcodec: the release
+# tarball is installed with its own Makefile, Debian's package is extracted.
+# Either way usr/share/pkgconfig/ffnvcodec.pc has the right prefix; the file
+# .source records which verified file it came from and from where.  A given
+# --nvcodec-source is always verified and installed.
 nvcodec_headers() {
-    pc=$deps/nvcodec/usr/share/pkgconfig/ffnvcodec.pc
-    if [ -f "$pc" ] && PKG_CONFIG_PATH=${pc%/*} pkg-config --atleast-version="$NVCODEC_MIN_VERSION" ffnvcodec; then
+    dest=$deps/nvcodec
+    pc=$dest/usr/share/pkgconfig/ffnvcodec.pc
+    stamp=$dest/.source
+    if [ -z "$nvcodec_source" ] && [ -f "$pc" ] && [ -f "$stamp" ] &&
+       PKG_CONFIG_PATH=${pc%/*} pkg-config --exact-version="$NVCODEC_VERSION" ffnvcodec &&
+       { read -r sum _ <"$stamp"; [ "$sum" = "$NVCODEC_TARBALL_SHA256" ] || [ "$sum" = "$NVCODEC_DEB_SHA256" ]; }; then
+        note "nv-codec-headers $NVCODEC_VERSION: installed in $dest earlier, from $(cut -d' ' -f3- "$stamp")"
         return 0
     fi
-    deb=$(find_nvcodec_deb) ||
-        die "nv-codec-headers >= $NVCODEC_MIN_VERSION not found: set NVCODEC_DEB to Debian's libffmpeg-nvenc-dev_12.1.14.0-1_all.deb"
-    rm -rf "$deps/nvcodec"
-    dpkg-deb -x "$deb" "$deps/nvcodec"
-    sed -i "s|^prefix=.*|prefix=$deps/nvcodec/usr|" "$pc"
-    PKG_CONFIG_PATH=${pc%/*} pkg-config --atleast-version="$NVCODEC_MIN_VERSION" ffnvcodec ||
-        die "$deb is older than nv-codec-headers $NVCODEC_MIN_VERSION"
-    case $deb in "$deps"/cache/*) ;; *) cp -f "$deb" "$deps/cache/" ;; esac
-    say "nv-codec-headers from $(basename "$deb")"
+    fetch_nvcodec "$nvcodec_source" || die "nv-codec-headers $NVCODEC_VERSION: no verified source (see above)"
+    rm -rf "$dest" "$deps/nvcodec-src"
+    case $fetched in
+    *.deb)
+        if command -v dpkg-deb >/dev/null 2>&1; then
+            dpkg-deb -x "$fetched" "$dest"
+        else
+            mkdir -p "$deps/nvcodec-src" "$dest"
+            (cd "$deps/nvcodec-src" && ar x "$fetched" && tar -xf data.tar.* -C "$dest")
+        fi
+        sed -i "s|^prefix=.*|prefix=$dest/usr|" "$pc" ;;
+    *.tar.gz)
+        mkdir -p "$deps/nvcodec-src"
+        tar -xzf "$fetched" -C "$deps/nvcodec-src"
+        src=$(dirname "$(ls "$deps"/nvcodec-src/*/Makefile)")
+        make -s -C "$src" PREFIX="$dest/usr" LIBDIR=share install >/dev/null ;;
+    *)  die "$fetched: neither a .deb nor a .tar.gz" ;;
+    esac
+    rm -rf "$deps/nvcodec-src"
+    PKG_CONFIG_PATH=${pc%/*} pkg-config --exact-version="$NVCODEC_VERSION" ffnvcodec ||
+        die "$fetched did not install ffnvcodec $NVCODEC_VERSION in $dest"
+    echo "$(sha256_of "$fetched") ${fetched##*/} $fetched_from" >"$stamp"
+    note "nv-codec-headers $NVCODEC_VERSION: $dest, from $fetched_from"
 }
 
-steps=${*:-system cuda torch nvcodec}
+ffmpeg_tarball() {
+    fetch_ffmpeg "$ffmpeg_tarball" || die "FFmpeg $FFMPEG_VERSION: no verified source (see above)"
+    note "FFmpeg $FFMPEG_VERSION: $fetched, from $fetched_from"
+}
+
 for step in $steps; do
     case $step in
     system)  system_packages ;;
     cuda)    [ -n "${NO_CUDA:-}" ] || cuda_toolkit ;;
     torch)   torch_venv ;;
     nvcodec) [ -n "${NO_CUDA:-}" ] || nvcodec_headers ;;
-    *)       die "unknown step '$step' (system, cuda, torch, nvcodec)" ;;
+    ffmpeg)  ffmpeg_tarball ;;
+    *)       die "unknown step '$step' (system, cuda, torch, nvcodec, ffmpeg)" ;;
     esac
 done
-[ "$steps" != nvcodec ] || exit 0
-say "done (LibTorch: $("$deps/venv/bin/python3" -c 'import torch, os; print(os.path.dirname(torch.__file__))' 2>/dev/null))"
+say "done${summary:+:}$summary"

@@ -1,13 +1,27 @@
 #!/bin/sh
 # Gather into .carry/ what a build on a machine without package registries
 # needs (the GPU test machine): the verified FFmpeg tarball, nv-codec-headers
-# as Debian ships them, and the nasm and pkgconf programs of this machine.
+# in the form the cache holds (release tarball or Debian package, verified),
+# and the nasm and pkgconf programs of this machine.
+#
+#   scripts/prepare-carry.sh [FFMPEG_TARBALL]
+#
+# The pinned files come through scripts/fetch-lib.sh (normally from
+# .deps/cache, where scripts/install-deps.sh left them); gpu-check.sh gives
+# them back to configure and install-deps.sh as explicit paths.
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
+# shellcheck disable=SC1091 source-path=SCRIPTDIR source=fetch-lib.sh
+. "$top/scripts/fetch-lib.sh"
+fetched=''  # set by fetch_ffmpeg and fetch_nvcodec
 carry=$top/.carry
 mkdir -p "$carry/bin" "$carry/lib"
-cp -f "$("$top/scripts/fetch-upstream.sh" ${1:-})" "$carry/"
-cp -f "$top"/.deps/cache/libffmpeg-nvenc-dev_*.deb "$carry/"
+# One copy of each dependency, so that gpu-check.sh finds the pinned one.
+rm -f "$carry"/ffmpeg-*.tar.xz "$carry"/nv-codec-headers-*.tar.gz "$carry"/libffmpeg-nvenc-dev_*.deb
+fetch_ffmpeg "${1:-${FFMPEG_TARBALL:-}}" || exit 1
+cp -f "$fetched" "$carry/ffmpeg-$FFMPEG_VERSION.tar.xz"
+fetch_nvcodec "${NVCODEC_SOURCE:-${NVCODEC_DEB:-}}" || exit 1
+cp -f "$fetched" "$carry/"
 cp -f "$(command -v nasm)" "$carry/bin/"
 cp -f "$(command -v pkgconf)" "$carry/bin/pkg-config"
 cp -fL "$(ldd "$(command -v pkgconf)" | awk '/libpkgconf/ { print $3 }')" "$carry/lib/"
