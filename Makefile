@@ -69,25 +69,17 @@ demo: build
 bench: build
 	TORCH_PYTHON=$(TORCH_PYTHON) tools/dnn-torch-bench.sh $(BUILDDIR)
 
-# Export the commits on top of "upstream" in the prepared tree.  The flags
-# make the export stable: same commits, same bytes.
-FORMAT_PATCH = format-patch --zero-commit --full-index --no-signature --no-stat \
-	--no-numbered --keep-subject --no-renames --abbrev=12 --encoding=UTF-8
-
+# Export the commits on top of "upstream" in the prepared tree
+# (scripts/export-series.sh holds the git format-patch flags).
 patches: $(PREPARED)
 	@if [ -n "$$(git -C $(SRCDIR) status --porcelain --untracked-files=no)" ]; then \
 		echo "$(SRCDIR) has uncommitted edits: commit them first" >&2; exit 1; fi
-	rm -f patches/*.patch
-	git -C $(SRCDIR) $(FORMAT_PATCH) -o $(CURDIR)/patches upstream..HEAD >/dev/null
-	cd patches && ls *.patch >series
-	git -C $(SRCDIR) rev-parse HEAD >$(SRCDIR)/.git/fork-head
+	scripts/export-series.sh $(SRCDIR) patches
 	scripts/prepare-tree.sh --record $(SRCDIR)
 	@cat patches/series
 
 check-patches: $(PREPARED)
-	@tmp=$$(mktemp -d) && \
-	git -C $(SRCDIR) $(FORMAT_PATCH) -o $$tmp upstream..HEAD >/dev/null && \
-	(cd $$tmp && ls *.patch 2>/dev/null) >$$tmp/series && \
+	@tmp=$$(mktemp -d) && scripts/export-series.sh $(SRCDIR) $$tmp && \
 	if diff -r -x '.*' patches $$tmp >/dev/null; then echo "patches/ matches a fresh export"; rm -rf $$tmp; \
 	else diff -ru patches $$tmp | head -40; rm -rf $$tmp; echo "patches/ differs from a fresh export of $(SRCDIR): run make patches" >&2; exit 1; fi
 
