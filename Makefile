@@ -23,6 +23,11 @@ PREPARED := $(SRCDIR)/.git/fork-prepared
 LINKED   := $(SRCDIR)/.git/fork-linked
 FFCONFIG := $(BUILDDIR)/ffbuild/config.mak
 FATE_ENV  = TORCH_PYTHON=$(TORCH_PYTHON)
+# Without a RUNPATH (./configure --disable-libtorch-rpath) the programs in the
+# build tree find LibTorch through the library path.
+ifeq ($(LIBTORCH_RPATH),no)
+RUN_ENV   = LD_LIBRARY_PATH=$(LIBTORCH)/lib$${LD_LIBRARY_PATH:+:$$LD_LIBRARY_PATH}
+endif
 
 .PHONY: all build prepare check check-gpu demo bench patches check-patches dist clean distclean
 
@@ -55,19 +60,19 @@ FATE_GPU = fate-dnn-torch-cuda
 
 check: build
 	@$(MAKE) -C $(BUILDDIR) fate-clear-reports >/dev/null
-	-@$(MAKE) -k -C $(BUILDDIR) -j$(NPROC) $(FATE_ENV) $(FATE_CPU)
+	-@$(RUN_ENV) $(MAKE) -k -C $(BUILDDIR) -j$(NPROC) $(FATE_ENV) $(FATE_CPU)
 	@scripts/fate-summary.sh $(BUILDDIR) $(FATE_CPU)
 
 check-gpu: build
 	@$(MAKE) -C $(BUILDDIR) fate-clear-reports >/dev/null
-	-@$(MAKE) -k -C $(BUILDDIR) -j1 $(FATE_ENV) $(FATE_GPU)
+	-@$(RUN_ENV) $(MAKE) -k -C $(BUILDDIR) -j1 $(FATE_ENV) $(FATE_GPU)
 	@scripts/fate-summary.sh $(BUILDDIR) $(FATE_GPU)
 
 demo: build
-	TORCH_PYTHON=$(TORCH_PYTHON) tools/dnn-torch-demo.sh $(BUILDDIR)
+	$(RUN_ENV) TORCH_PYTHON=$(TORCH_PYTHON) tools/dnn-torch-demo.sh $(BUILDDIR)
 
 bench: build
-	TORCH_PYTHON=$(TORCH_PYTHON) tools/dnn-torch-bench.sh $(BUILDDIR)
+	$(RUN_ENV) TORCH_PYTHON=$(TORCH_PYTHON) tools/dnn-torch-bench.sh $(BUILDDIR)
 
 # Export the commits on top of "upstream" in the prepared tree
 # (scripts/export-series.sh holds the git format-patch flags).
