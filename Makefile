@@ -4,6 +4,9 @@
 #   make              build $(BUILDDIR)/ffmpeg
 #   make check        FATE tests of the torch backend (CPU); ends "N passed, N failed"
 #   make check-gpu    FATE tests that need a CUDA device
+#   make install      install FFmpeg (--prefix etc. of ./configure; DESTDIR)
+#   make uninstall    remove what "make install" installed
+#   make check-install  install into a temporary DESTDIR, check it, uninstall
 #   make demo         run the demo pipeline (fps + a playable file)
 #   make bench        throughput table on a CUDA machine
 #   make patches      export commits made in the prepared tree into patches/
@@ -29,7 +32,8 @@ ifeq ($(LIBTORCH_RPATH),no)
 RUN_ENV   = LD_LIBRARY_PATH=$(LIBTORCH)/lib$${LD_LIBRARY_PATH:+:$$LD_LIBRARY_PATH}
 endif
 
-.PHONY: all build prepare check check-gpu demo bench patches check-patches dist clean distclean
+.PHONY: all build prepare check check-gpu demo bench patches check-patches \
+	dist install uninstall check-install clean distclean
 
 all: build
 
@@ -73,6 +77,18 @@ demo: build
 
 bench: build
 	$(RUN_ENV) TORCH_PYTHON=$(TORCH_PYTHON) tools/dnn-torch-bench.sh $(BUILDDIR)
+
+# FFmpeg's own install: --prefix, --bindir, --libdir... of ./configure, and
+# DESTDIR from the command line (make install DESTDIR=/tmp/stage).
+install: build
+	$(MAKE) -C $(BUILDDIR) install
+
+uninstall:
+	@test -f $(FFCONFIG) || { echo "$(BUILDDIR) is not configured: nothing to uninstall" >&2; exit 1; }
+	$(MAKE) -C $(BUILDDIR) uninstall
+
+check-install: build
+	@scripts/check-install.sh
 
 # Export the commits on top of "upstream" in the prepared tree
 # (scripts/export-series.sh holds the git format-patch flags).
