@@ -4,6 +4,7 @@
 #   make              build $(BUILDDIR)/ffmpeg
 #   make check        FATE tests of the torch backend (CPU); ends "N passed, N failed"
 #   make check-gpu    FATE tests that need a CUDA device
+#   make check-upstream  FFmpeg's own FATE tests that need no samples, and ours
 #   make install      install FFmpeg (--prefix etc. of ./configure; DESTDIR)
 #   make uninstall    remove what "make install" installed
 #   make check-install  install into a temporary DESTDIR, check it, uninstall
@@ -32,7 +33,7 @@ ifeq ($(LIBTORCH_RPATH),no)
 RUN_ENV   = LD_LIBRARY_PATH=$(LIBTORCH)/lib$${LD_LIBRARY_PATH:+:$$LD_LIBRARY_PATH}
 endif
 
-.PHONY: all build prepare check check-gpu demo bench patches check-patches \
+.PHONY: all build prepare check check-gpu check-upstream demo bench patches check-patches \
 	dist install uninstall check-install clean distclean
 
 all: build
@@ -71,6 +72,11 @@ check-gpu: build
 	@$(MAKE) -C $(BUILDDIR) fate-clear-reports >/dev/null
 	-@$(RUN_ENV) $(MAKE) -k -C $(BUILDDIR) -j1 $(FATE_ENV) $(FATE_GPU)
 	@scripts/fate-summary.sh $(BUILDDIR) $(FATE_GPU)
+
+# FFmpeg's "make fate" without samples (SAMPLES empty, FATE_SAMPLES ignored):
+# upstream's tests plus ours, which are part of FATE.
+check-upstream: build
+	@$(RUN_ENV) scripts/check-upstream.sh $(BUILDDIR) $(NPROC) $(FATE_ENV)
 
 demo: build
 	$(RUN_ENV) TORCH_PYTHON=$(TORCH_PYTHON) tools/dnn-torch-demo.sh $(BUILDDIR)
