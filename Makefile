@@ -13,11 +13,17 @@
 #   make patches      export commits made in the prepared tree into patches/
 #   make check-patches  fail if patches/ differs from a fresh export
 #   make dist         write dist/: one quilt series (edits + our files) for the tarball
+#   make lint         patch and commit messages, shellcheck, whitespace (no ./configure needed)
 
+# Goals that need no ./configure.
+NOCONFIG_GOALS := lint
+
+ifneq ($(filter-out $(NOCONFIG_GOALS),$(or $(MAKECMDGOALS),all)),)
 ifeq ($(wildcard config.mk),)
 $(error config.mk missing: run ./configure first)
 endif
-include config.mk
+endif
+-include config.mk
 include UPSTREAM
 
 NPROC    ?= $(shell nproc 2>/dev/null || echo 2)
@@ -34,7 +40,7 @@ RUN_ENV   = LD_LIBRARY_PATH=$(LIBTORCH)/lib$${LD_LIBRARY_PATH:+:$$LD_LIBRARY_PAT
 endif
 
 .PHONY: all build prepare check check-gpu check-upstream demo bench patches check-patches \
-	dist install uninstall check-install clean distclean
+	dist install uninstall check-install lint clean distclean
 
 all: build
 
@@ -112,6 +118,9 @@ check-patches: $(PREPARED)
 
 dist: $(PREPARED)
 	scripts/make-dist.sh $(TARBALL) dist
+
+lint:
+	@scripts/lint.sh
 
 clean:
 	-$(MAKE) -C $(BUILDDIR) clean
