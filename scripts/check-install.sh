@@ -137,8 +137,9 @@ done
 [ $n -gt 0 ] || fail "no .pc files in $pkgconfigdir"
 
 # A program links against the installed libavfilter with its pkg-config
-# flags (LibTorch's lib directory stands in for the system library path),
-# and finds the filter when run.
+# flags and finds the filter when run.  LibTorch's lib directory and, for
+# the libraries' own dependencies, the staged lib directory stand in for the
+# system's library paths.
 cat >"$tmp/t.c" <<'C'
 #include <stdio.h>
 #include <libavfilter/avfilter.h>
@@ -153,7 +154,7 @@ link_and_run() {
     static=; [ "$shared" = yes ] || static=--static
     # shellcheck disable=SC2046  # pkg-config's flags are words
     ${CC:-cc} -o "$tmp/t" "$tmp/t.c" $(pc --cflags ${static:+"$static"} libavfilter) $(pc --libs ${static:+"$static"} libavfilter) \
-        -L"$libtorch/lib" || return 1
+        -L"$libtorch/lib" -Wl,-rpath-link,"$libtorch/lib" -Wl,-rpath-link,"$stage$shlibdir" || return 1
     LD_LIBRARY_PATH=$libtorch/lib${libpath:+:$libpath} "$tmp/t"
 }
 check "a program links with pkg-config --libs libavfilter and finds dnn_processing" link_and_run
