@@ -4,16 +4,26 @@
 #   make              build $(BUILDDIR)/ffmpeg
 #   make check        FATE tests of the torch backend (CPU); ends "N passed, N failed"
 #   make check-gpu    FATE tests that need a CUDA device
+#   make check-upstream  FFmpeg's own FATE tests that need no samples, and ours
+#   make install      install FFmpeg (--prefix etc. of ./configure; DESTDIR)
+#   make uninstall    remove what "make install" installed
+#   make check-install  install into a temporary DESTDIR, check it, uninstall
 #   make demo         run the demo pipeline (fps + a playable file)
 #   make bench        throughput table on a CUDA machine
 #   make patches      export commits made in the prepared tree into patches/
 #   make check-patches  fail if patches/ differs from a fresh export
 #   make dist         write dist/: one quilt series (edits + our files) for the tarball
+#   make lint         patch and commit messages, shellcheck, whitespace (no ./configure needed)
 
+# Goals that need no ./configure.
+NOCONFIG_GOALS := lint
+
+ifneq ($(filter-out $(NOCONFIG_GOALS),$(or $(MAKECMDGOALS),all)),)
 ifeq ($(wildcard config.mk),)
 $(error config.mk missing: run ./configure first)
 endif
-include config.mk
+endif
+-include config.mk
 include UPSTREAM
 
 NPROC    ?= $(shell nproc 2>/dev/null || echo 2)
@@ -23,8 +33,14 @@ PREPARED := $(SRCDIR)/.git/fork-prepared
 LINKED   := $(SRCDIR)/.git/fork-linked
 FFCONFIG := $(BUILDDIR)/ffbuild/config.mak
 FATE_ENV  = TORCH_PYTHON=$(TORCH_PYTHON)
+# Without a RUNPATH (./configure --disable-libtorch-rpath) the programs in the
+# build tree find LibTorch through the library path.
+ifeq ($(LIBTORCH_RPATH),no)
+RUN_ENV   = LD_LIBRARY_PATH=$(LIBTORCH)/lib$${LD_LIBRARY_PATH:+:$$LD_LIBRARY_PATH}
+endif
 
-.PHONY: all build prepare check check-gpu demo bench patches check-patches dist clean distclean
+.PHONY: all build prepare check check-gpu check-upstream demo bench patches check-patches \
+	dist install uninstall check-install lint clean distclean
 
 all: build
 
@@ -55,44 +71,56 @@ FATE_GPU = fate-dnn-torch-cuda
 
 check: build
 	@$(MAKE) -C $(BUILDDIR) fate-clear-reports >/dev/null
-	-@$(MAKE) -k -C $(BUILDDIR) -j$(NPROC) $(FATE_ENV) $(FATE_CPU)
+	-@$(RUN_ENV) $(MAKE) -k -C $(BUILDDIR) -j$(NPROC) $(FATE_ENV) $(FATE_CPU)
 	@scripts/fate-summary.sh $(BUILDDIR) $(FATE_CPU)
 
 check-gpu: build
 	@$(MAKE) -C $(BUILDDIR) fate-clear-reports >/dev/null
-	-@$(MAKE) -k -C $(BUILDDIR) -j1 $(FATE_ENV) $(FATE_GPU)
+	-@$(RUN_ENV) $(MAKE) -k -C $(BUILDDIR) -j1 $(FATE_ENV) $(FATE_GPU)
 	@scripts/fate-summary.sh $(BUILDDIR) $(FATE_GPU)
 
+# FFmpeg's "make fate" without samples (SAMPLES empty, FATE_SAMPLES ignored):
+# upstream's tests plus ours, which are part of FATE.
+check-upstream: build
+	@$(RUN_ENV) scripts/check-upstream.sh $(BUILDDIR) $(NPROC) $(FATE_ENV)
+
 demo: build
-	TORCH_PYTHON=$(TORCH_PYTHON) tools/dnn-torch-demo.sh $(BUILDDIR)
+	$(RUN_ENV) TORCH_PYTHON=$(TORCH_PYTHON) tools/dnn-torch-demo.sh $(BUILDDIR)
 
 bench: build
-	TORCH_PYTHON=$(TORCH_PYTHON) tools/dnn-torch-bench.sh $(BUILDDIR)
+	$(RUN_ENV) TORCH_PYTHON=$(TORCH_PYTHON) tools/dnn-torch-bench.sh $(BUILDDIR)
 
-# Export the commits on top of "upstream" in the prepared tree.  The flags
-# make the export stable: same commits, same bytes.
-FORMAT_PATCH = format-patch --zero-commit --full-index --no-signature --no-stat \
-	--no-numbered --keep-subject --no-renames --abbrev=12 --encoding=UTF-8
+# FFmpeg's own install: --prefix, --bindir, --libdir... of ./configure, and
+# DESTDIR from the command line (make install DESTDIR=/tmp/stage).
+install: build
+	$(MAKE) -C $(BUILDDIR) install
 
+uninstall:
+	@test -f $(FFCONFIG) || { echo "$(BUILDDIR) is not configured: nothing to uninstall" >&2; exit 1; }
+	$(MAKE) -C $(BUILDDIR) uninstall
+
+check-install: build
+	@scripts/check-install.sh
+
+# Export the commits on top of "upstream" in the prepared tree
+# (scripts/export-series.sh holds the git format-patch flags).
 patches: $(PREPARED)
 	@if [ -n "$$(git -C $(SRCDIR) status --porcelain --untracked-files=no)" ]; then \
 		echo "$(SRCDIR) has uncommitted edits: commit them first" >&2; exit 1; fi
-	rm -f patches/*.patch
-	git -C $(SRCDIR) $(FORMAT_PATCH) -o $(CURDIR)/patches upstream..HEAD >/dev/null
-	cd patches && ls *.patch >series
-	git -C $(SRCDIR) rev-parse HEAD >$(SRCDIR)/.git/fork-head
+	scripts/export-series.sh $(SRCDIR) patches
 	scripts/prepare-tree.sh --record $(SRCDIR)
 	@cat patches/series
 
 check-patches: $(PREPARED)
-	@tmp=$$(mktemp -d) && \
-	git -C $(SRCDIR) $(FORMAT_PATCH) -o $$tmp upstream..HEAD >/dev/null && \
-	(cd $$tmp && ls *.patch 2>/dev/null) >$$tmp/series && \
+	@tmp=$$(mktemp -d) && scripts/export-series.sh $(SRCDIR) $$tmp && \
 	if diff -r -x '.*' patches $$tmp >/dev/null; then echo "patches/ matches a fresh export"; rm -rf $$tmp; \
 	else diff -ru patches $$tmp | head -40; rm -rf $$tmp; echo "patches/ differs from a fresh export of $(SRCDIR): run make patches" >&2; exit 1; fi
 
 dist: $(PREPARED)
 	scripts/make-dist.sh $(TARBALL) dist
+
+lint:
+	@scripts/lint.sh
 
 clean:
 	-$(MAKE) -C $(BUILDDIR) clean

@@ -13,9 +13,10 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 . "$top/UPSTREAM"
 tarball=$1
 mkdir -p "$2"; out=$(cd "$2" && pwd)
-git_id="-c user.name=ffmpeg-fork -c user.email=fork@localhost -c commit.gpgsign=false"
-format_patch="format-patch --zero-commit --full-index --no-signature --no-stat
-    --no-numbered --keep-subject --no-renames --abbrev=12 --encoding=UTF-8"
+git_fork() {
+    git -C "$tmp/fork" -c user.name=ffmpeg-fork -c user.email=fork@localhost \
+        -c commit.gpgsign=false "$@"
+}
 
 die() { echo "make-dist: $*" >&2; exit 1; }
 
@@ -28,20 +29,21 @@ trap 'rm -rf "$tmp"' EXIT
     rm -f "$tmp/fork/$f"
     cp -p "$top/$f" "$tmp/fork/$f"
 done
-git -C "$tmp/fork" $git_id add -f $( "$top/scripts/our-files.sh" )
+"$top/scripts/our-files.sh" | (cd "$tmp/fork" && xargs git add -f --)
 GIT_AUTHOR_DATE="1970-01-01T00:00:00Z" GIT_COMMITTER_DATE="1970-01-01T00:00:00Z" \
-git -C "$tmp/fork" $git_id commit -q --author="FFmpeg DNN CUDA fork <fork@localhost>" -F - <<MSG
-Add the fork's own files
+git_fork commit -q --author="FFmpeg DNN CUDA fork <fork@localhost>" -F - <<MSG
+avfilter/dnn, tests/fate, tools: add the fork's own files
 
 The LibTorch backend's CUDA code, its FATE tests, their model generator and
-the demo and benchmark scripts, as kept in the fork's repository.
+the demo and benchmark scripts, as kept in the fork's repository: files of
+its own that the patches before this one build and test.
+
+Forwarded: no
 MSG
 
-# 2. The series.
+# 2. The series, exported as "make patches" does.
 rm -rf "$out"
-mkdir -p "$out/patches"
-git -C "$tmp/fork" $format_patch -o "$out/patches" upstream..HEAD >/dev/null
-(cd "$out/patches" && ls *.patch) >"$out/patches/series"
+"$top/scripts/export-series.sh" "$tmp/fork" "$out/patches"
 cat >"$out/README" <<TXT
 FFmpeg $FFMPEG_VERSION with the DNN CUDA fork's changes, as a quilt series.
 

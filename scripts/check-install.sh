@@ -1,0 +1,182 @@
+#!/bin/sh
+# shellcheck disable=SC2317  # functions run through check() look unreachable
+#
+# make check-install: install into a temporary DESTDIR and check what a user
+# or a distribution would get, then uninstall:
+#
+#   - the installed programs run (ffmpeg -h filter=dnn_processing);
+#   - their RUNPATH is LibTorch's lib directory (none with
+#     --disable-libtorch-rpath), never a build directory;
+#   - the pkg-config files parse, point at the installed headers and
+#     libraries, hold no build-directory paths and no linker state flags
+#     (--no-as-needed), and a program links with them;
+#   - "make uninstall" leaves no file behind.
+#
+# Prints one line per check and ends with "check-install: passed (N checks)"
+# or "check-install: FAILED (N of M checks)"; the exit status says the same.
+set -u
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top" || exit 1
+[ -f config.mk ] || { echo "check-install: run ./configure first" >&2; exit 1; }
+mk() { sed -n "s/^$1 = //p" config.mk; }
+builddir=$(mk BUILDDIR)
+srcdir=$(mk SRCDIR)
+libtorch=$(mk LIBTORCH)
+rpath=$(mk LIBTORCH_RPATH)
+make=${MAKE:-make}
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/check-install.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+stage=$tmp/root
+checks=0 failures=0
+
+ok()   { checks=$((checks + 1)); echo "ok      $*"; }
+fail() { checks=$((checks + 1)); failures=$((failures + 1)); echo "FAILED  $*"; }
+# check DESCRIPTION COMMAND...: passes when COMMAND succeeds
+check() { d=$1; shift; if "$@" >"$tmp/out" 2>&1; then ok "$d"; else fail "$d"; sed 's/^/        /' "$tmp/out" | head -20; fi; }
+finish() {
+    if [ $failures = 0 ]; then echo "check-install: passed ($checks checks)"; exit 0; fi
+    echo "check-install: FAILED ($failures of $checks checks)"; exit 1
+}
+
+# FFmpeg's installation directories, as its Makefile sees them (no DESTDIR).
+$make -s -C "$builddir" --no-print-directory -f Makefile -f - DESTDIR= print-install-dirs >"$tmp/dirs" <<'MK' ||
+print-install-dirs:
+	@echo "prefix='$(prefix)' bindir='$(BINDIR)' shlibdir='$(SHLIBDIR)' pkgconfigdir='$(PKGCONFIGDIR)' shared='$(CONFIG_SHARED)' progs='$(AVPROGS)'"
+MK
+    { echo "check-install: cannot read FFmpeg's configuration in $builddir" >&2; exit 1; }
+prefix='' bindir='' shlibdir='' pkgconfigdir='' shared='' progs=''
+. "$tmp/dirs"
+echo "check-install: prefix $prefix, DESTDIR $stage"
+
+# 1. Install.
+if $make -C "$top" install DESTDIR="$stage" >"$tmp/install.log" 2>&1; then
+    ok "make install DESTDIR=... ($(find "$stage" -type f | wc -l) files)"
+else
+    fail "make install DESTDIR=..."; tail -20 "$tmp/install.log"; finish
+fi
+
+# The installed programs find the installed shared libraries through the
+# library path (DESTDIR stands in for /); LibTorch through their RUNPATH,
+# or the library path without one.
+libpath=
+[ "$shared" = yes ] && libpath=$stage$shlibdir
+[ "$rpath" = no ] && libpath=$libtorch/lib${libpath:+:$libpath}
+run() { LD_LIBRARY_PATH=$libpath${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} "$@"; }
+
+# 2. The programs run.
+ffmpeg=$stage$bindir/ffmpeg
+help_dnn() {
+    run "$ffmpeg" -hide_banner -h filter=dnn_processing >"$tmp/help" 2>&1 || { cat "$tmp/help"; return 1; }
+    grep -q "dnn_backend" "$tmp/help" || { echo "no dnn_backend option in:"; head "$tmp/help"; return 1; }
+}
+check "installed ffmpeg runs: ffmpeg -hide_banner -h filter=dnn_processing" help_dnn
+version=$(run "$ffmpeg" -version 2>/dev/null | sed -n 1p)
+case $version in
+    "ffmpeg version "*) ok "ffmpeg -version: $version" ;;
+    *) fail "ffmpeg -version printed \"$version\"" ;;
+esac
+for p in $progs; do
+    [ "$p" = ffmpeg ] && continue
+    check "installed $p runs: $p -version" run "$stage$bindir/$p" -version
+done
+not_found() { run ldd "$1" | grep "not found" && return 1; return 0; }
+check "ldd finds every library of ffmpeg" not_found "$ffmpeg"
+
+# 3. RUNPATH: LibTorch's lib directory, or nothing; never a build directory.
+runpath_of() { readelf -d "$1" | sed -n 's/.*(\(RUNPATH\|RPATH\)).*\[\(.*\)\]/\1 \2/p'; }
+check_runpath() {
+    rp=$(runpath_of "$1")
+    case $rp in RPATH*) echo "DT_RPATH instead of DT_RUNPATH: $rp"; return 1 ;; esac
+    case ":${rp#RUNPATH }:" in
+        *":$builddir"*|*":$srcdir"*|*":$stage"*) echo "a build directory in $rp"; return 1 ;;
+    esac
+    if [ "$rpath" = yes ]; then
+        case ":${rp#RUNPATH }:" in *":$libtorch/lib:"*) ;; *) echo "expected RUNPATH $libtorch/lib, got '${rp:-none}'"; return 1 ;; esac
+    else
+        case $rp in *"$libtorch"*) echo "--disable-libtorch-rpath, but: $rp"; return 1 ;; esac
+    fi
+    echo "${rp:-no RUNPATH}"
+}
+desc_rp=$([ "$rpath" = yes ] && echo "is $libtorch/lib" || echo "leaves LibTorch out (--disable-libtorch-rpath)")
+avfilter_so=
+[ "$shared" = yes ] && avfilter_so=$(find "$stage$shlibdir" -name 'libavfilter.so.*' -type f | head -1)
+for f in "$stage$bindir"/* $avfilter_so; do
+    [ -f "$f" ] || continue
+    if out=$(check_runpath "$f"); then ok "RUNPATH of ${f#"$stage"} $desc_rp"
+    else fail "RUNPATH of ${f#"$stage"}: $out"; fi
+done
+
+# 4. pkg-config files.
+pcdir=$stage$pkgconfigdir
+pc() { PKG_CONFIG_LIBDIR=$pcdir PKG_CONFIG_PATH='' PKG_CONFIG_SYSROOT_DIR=$stage pkg-config "$@"; }
+n=0
+for f in "$pcdir"/*.pc; do
+    [ -f "$f" ] || continue
+    n=$((n + 1))
+    name=$(basename "$f" .pc)
+    problems=
+    pc --print-errors --exists "$name" 2>"$tmp/err" || problems="$problems; does not parse: $(cat "$tmp/err")"
+    p=$(sed -n 's/^prefix=//p' "$f")
+    [ "$p" = "$prefix" ] || problems="$problems; prefix=$p, not $prefix"
+    for d in $(pc --cflags-only-I "$name"); do
+        [ -d "${d#-I}" ] || problems="$problems; no include directory ${d#-I}"
+    done
+    for d in $(pc --libs-only-L "$name"); do
+        ls "${d#-L}/$name".* >/dev/null 2>&1 || problems="$problems; no $name library in ${d#-L}"
+    done
+    for bad in "$builddir" "$srcdir" "$stage"; do
+        grep -qF -- "$bad" "$f" && problems="$problems; holds the build path $bad"
+    done
+    flags=$(tr ' ' '\n' <"$f" | grep -e '--no-as-needed' -e '--push-state' -e '--pop-state' -e '--whole-archive' | sort -u | tr '\n' ' ' | sed 's/ $//')
+    [ -z "$flags" ] || problems="$problems; holds linker state flags: $flags"
+    if [ -z "$problems" ]; then ok "${f#"$stage"}: parses, paths of the installation, no build paths or linker state flags"
+    else fail "${f#"$stage"}${problems}"; fi
+done
+[ $n -gt 0 ] || fail "no .pc files in $pkgconfigdir"
+
+# A program links against the installed libavfilter with its pkg-config
+# flags and finds the filter when run.  LibTorch's lib directory and, for
+# the libraries' own dependencies, the staged lib directory stand in for the
+# system's library paths.
+cat >"$tmp/t.c" <<'C'
+#include <stdio.h>
+#include <libavfilter/avfilter.h>
+int main(void)
+{
+    const AVFilter *f = avfilter_get_by_name("dnn_processing");
+    printf("libavfilter %u: dnn_processing %s\n", avfilter_version(), f ? "found" : "missing");
+    return !f;
+}
+C
+link_and_run() {
+    static=; [ "$shared" = yes ] || static=--static
+    # shellcheck disable=SC2046  # pkg-config's flags are words
+    ${CC:-cc} -o "$tmp/t" "$tmp/t.c" $(pc --cflags ${static:+"$static"} libavfilter) $(pc --libs ${static:+"$static"} libavfilter) \
+        -L"$libtorch/lib" -Wl,-rpath-link,"$libtorch/lib" -Wl,-rpath-link,"$stage$shlibdir" || return 1
+    LD_LIBRARY_PATH=$libtorch/lib${libpath:+:$libpath} "$tmp/t"
+}
+check "a program links with pkg-config --libs libavfilter and finds dnn_processing" link_and_run
+# LibTorch's CUDA backend registers itself from libtorch_cuda's constructors:
+# a program that does not load it has no device=cuda.  Not a failure of the
+# .pc files, but worth knowing (static libavfilter with --as-needed).
+if [ "$(mk LIBTORCH_CUDA)" = yes ] && [ "$shared" != yes ] && [ -f "$tmp/t" ]; then
+    if readelf -d "$tmp/t" | grep -q 'NEEDED.*libtorch_cuda'; then
+        echo "        note: the program loads libtorch_cuda (LibTorch's CUDA backend)"
+    else
+        echo "        note: the program does not load libtorch_cuda: the linker's --as-needed dropped it, so"
+        echo "        LibTorch's CUDA backend (device=cuda) is missing in programs linked this way"
+    fi
+fi
+
+# 5. Uninstall.
+if $make -C "$top" uninstall DESTDIR="$stage" >"$tmp/uninstall.log" 2>&1; then
+    left=$(find "$stage" ! -type d | sed "s|^$stage||")
+    if [ -z "$left" ]; then ok "make uninstall DESTDIR=... leaves no files"
+    else fail "make uninstall left $(echo "$left" | wc -l) files:"; echo "$left" | head -20 | sed 's/^/        /'; fi
+else
+    fail "make uninstall DESTDIR=..."; tail -20 "$tmp/uninstall.log"
+fi
+
+finish
