@@ -3,7 +3,7 @@
 # Lists every test of TARGET with its result and ends with "N passed, N failed".
 builddir=$1
 target=$2
-tests=$(make -s -C "$builddir" --no-print-directory fate-list-${target#fate-} 2>/dev/null)
+tests=$(make -s -C "$builddir" --no-print-directory "fate-list-${target#fate-}" 2>/dev/null)
 pass=0 fail=0
 for t in $tests; do
     rep=$builddir/tests/data/fate/${t#fate-}.rep

@@ -51,38 +51,40 @@ examples() {
     m=build/tests/data/dnn-torch
     clip=build/tests/data/dnn-torch/clip.m2v
     echo "== doc example as given (scale_cuda to rgb0, NVENC)"
-    $ff -hwaccel cuda -hwaccel_output_format cuda -i $clip \
+    $ff -hwaccel cuda -hwaccel_output_format cuda -i "$clip" \
         -vf "scale_cuda=format=rgb0,dnn_processing=dnn_backend=torch:model=$m/conv.pt:device=cuda,scale_cuda=format=nv12" \
         -c:v h264_nvenc -y /tmp/out.mp4 2>&1 | grep -i "error\|unsupported\|fail" | head -4
     echo "== nv12 straight from NVDEC, NVENC"
-    $ff -hwaccel cuda -hwaccel_output_format cuda -i $clip \
+    $ff -hwaccel cuda -hwaccel_output_format cuda -i "$clip" \
         -vf "dnn_processing=dnn_backend=torch:model=$m/nearest2x.pt:device=cuda" -c:v h264_nvenc -y /tmp/out.mp4 2>&1 | grep -i "error\|fail" | head -4
     echo "== nv12 straight from NVDEC, null output (frames stay on the GPU)"
-    $ff -v verbose -hwaccel cuda -hwaccel_output_format cuda -i $clip \
+    $ff -v verbose -hwaccel cuda -hwaccel_output_format cuda -i "$clip" \
         -vf "dnn_processing=dnn_backend=torch:model=$m/nearest2x.pt:device=cuda" -f null - 2>&1 | grep "dnn_base\|Output #0\|Stream #0:0: Video\|frame=" | head -6
     echo "== NVDEC, hwdownload, software encoder"
-    $ff -hwaccel cuda -hwaccel_output_format cuda -i $clip \
+    $ff -hwaccel cuda -hwaccel_output_format cuda -i "$clip" \
         -vf "dnn_processing=dnn_backend=torch:model=$m/conv.pt:device=cuda,hwdownload,format=nv12" -c:v mpeg4 -y /tmp/out.mp4 && ls -la /tmp/out.mp4
     n=$(nvidia-smi -L | wc -l)
     echo "== every GPU ($n)"
-    i=0; while [ $i -lt $n ]; do
-        $ff -v verbose -init_hw_device cuda=cu:$i -filter_hw_device cu -f lavfi -i testsrc2=s=320x240:r=25,format=rgb24 -frames:v 5 \
-            -vf "scale,format=rgb24,hwupload,dnn_processing=dnn_backend=torch:model=$m/swap_invert.pt:device=cuda,hwdownload,format=rgb24" \
-            -bitexact -f framecrc /tmp/gpu$i.crc 2>&1 | grep "model runs"
-        diff -q /tmp/gpu$i.crc tests/ref/fate/dnn-torch-swap-invert-rgb24 && echo "GPU $i: frames identical to the CPU reference"
+    i=0; while [ "$i" -lt "$n" ]; do
+        $ff -v verbose -init_hw_device cuda=cu:"$i" -filter_hw_device cu -f lavfi -i testsrc2=s=320x240:r=25,format=rgb24 -frames:v 5 \
+            -vf "scale,format=rgb0,hwupload,dnn_processing=dnn_backend=torch:model=$m/swap_invert.pt:device=cuda,hwdownload,format=rgb0,format=rgb24" \
+            -bitexact -f framecrc "/tmp/gpu$i.crc" 2>&1 | grep "model runs"
+        diff -q "/tmp/gpu$i.crc" tests/ref/fate/dnn-torch-swap-invert-rgb24 && echo "GPU $i: frames identical to the CPU reference"
         i=$((i + 1))
     done
     echo "== compute-sanitizer memcheck"
+    # shellcheck disable=SC2086 # $ff is a word list
     compute-sanitizer --tool memcheck $ff -v error -init_hw_device cuda=cu -filter_hw_device cu -f lavfi -i testsrc2=s=317x239:r=25,format=rgb24 -frames:v 3 \
         -vf "format=rgb0,hwupload,dnn_processing=dnn_backend=torch:model=$m/conv.pt,hwdownload,format=rgb0" -f null - 2>&1 | tail -3
-    compute-sanitizer --tool memcheck $ff -v error -hwaccel cuda -hwaccel_output_format cuda -i $clip -frames:v 3 \
+    # shellcheck disable=SC2086 # $ff is a word list
+    compute-sanitizer --tool memcheck $ff -v error -hwaccel cuda -hwaccel_output_format cuda -i "$clip" -frames:v 3 \
         -vf "dnn_processing=dnn_backend=torch:model=$m/nearest2x.pt,hwdownload,format=nv12" -f null - 2>&1 | tail -3
 }
 
 for step in $steps; do
     start=$(date +%s)
-    if [ $step = examples ]; then examples >"$out/examples.log" 2>&1; cat "$out/examples.log"; continue; fi
-    timeout 300 make $step >"$out/$step.log" 2>&1
+    if [ "$step" = examples ]; then examples >"$out/examples.log" 2>&1; cat "$out/examples.log"; continue; fi
+    timeout 300 make "$step" >"$out/$step.log" 2>&1
     echo "$step: exit $?, $(($(date +%s) - start)) s"; tail -4 "$out/$step.log"
 done
 fate=$top/build/tests/data/fate

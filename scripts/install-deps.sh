@@ -3,7 +3,7 @@
 # checks first, so a second run does nothing.
 #
 # System packages (Debian): nasm pkg-config clang python3-venv xz-utils git
-# make g++, and curl when there is neither curl nor wget.
+# make g++ shellcheck (make lint), and curl when there is neither curl nor wget.
 # Project-local, under .deps/ (or $FORK_CACHE_DIR):
 #   venv/     Python with torch==$TORCH_VERSION from PyPI; its torch/ holds LibTorch
 #   nvcodec/  nv-codec-headers $NVCODEC_VERSION (usr/share/pkgconfig/ffnvcodec.pc)
@@ -85,6 +85,7 @@ system_packages() {
     command -v git >/dev/null 2>&1        || missing="$missing git"
     command -v make >/dev/null 2>&1       || missing="$missing make"
     command -v g++ >/dev/null 2>&1        || missing="$missing g++"
+    command -v shellcheck >/dev/null 2>&1 || missing="$missing shellcheck"
     python3 -c 'import venv, ensurepip' 2>/dev/null || missing="$missing python3-venv"
     command -v curl >/dev/null 2>&1 || command -v wget >/dev/null 2>&1 ||
         missing="$missing curl ca-certificates"

@@ -18,10 +18,9 @@ src=$2
 record=
 if [ "$tarball" = --record ]; then record=1; fi
 series=$top/patches/series
-git_id="-c user.name=ffmpeg-fork -c user.email=fork@localhost -c commit.gpgsign=false"
 
 die() { echo "prepare-tree: $*" >&2; exit 1; }
-git_src() { git -C "$src" $git_id "$@"; }
+git_src() { git -C "$src" -c user.name=ffmpeg-fork -c user.email=fork@localhost -c commit.gpgsign=false "$@"; }
 
 series_hash() {
     { cat "$series"; while read -r p; do

@@ -20,6 +20,7 @@
 
 #include <map>
 #include <mutex>
+#include <ATen/cuda/CUDAContextLight.h>
 #include <c10/cuda/CUDACachingAllocator.h>
 #include <c10/cuda/CUDAStream.h>
 #include <torch/cuda.h>
@@ -144,6 +145,32 @@ static int move_model(const DNNCudaFrames *cf, torch::jit::Module *model,
     return 0;
 }
 
+/** Check the frames' GPU, move the model there and say so. */
+static int place_on_frames_gpu(const DNNCudaFrames *cf, torch::jit::Module *model,
+                               c10::Device *device, DnnContext *ctx)
+{
+    c10::Device frames_device(c10::kCUDA, cf->device_index);
+    int ret = check_frames_device(cf, device, ctx);
+
+    if (ret < 0)
+        return ret;
+    ret = move_model(cf, model, frames_device, ctx);
+    if (ret < 0)
+        return ret;
+    *device = frames_device;
+    // the GPU's name comes from libtorch_cuda: referencing it also keeps the
+    // library linked with --as-needed, when programs link libavfilter through
+    // its .pc file (which lists it without FFmpeg's own --no-as-needed)
+    av_log(ctx, AV_LOG_VERBOSE, "CUDA frames (%s) on GPU %d (%s): the model runs on cuda:%d, "
+           "on the frames' context and stream\n", av_get_pix_fmt_name(cf->sw_format),
+           cf->device_index, at::cuda::getDeviceProperties(cf->device_index)->name,
+           cf->device_index);
+    if (ctx->async)
+        av_log(ctx, AV_LOG_VERBOSE, "CUDA frames: inference is queued on the frames' "
+               "CUDA stream from the filter thread; async has no effect\n");
+    return 0;
+}
+
 int th_cuda_place_model(DNNCudaFrames *cf, AVFilterLink *inlink, torch::jit::Module *model,
                         c10::Device *device, DnnContext *ctx) noexcept
 {
@@ -152,13 +179,7 @@ int th_cuda_place_model(DNNCudaFrames *cf, AVFilterLink *inlink, torch::jit::Mod
     if (ret < 0)
         return ret;
     try {
-        ret = check_frames_device(cf, device, ctx);
-        if (ret >= 0) {
-            c10::Device frames_device(c10::kCUDA, cf->device_index);
-            ret = move_model(cf, model, frames_device, ctx);
-            if (ret >= 0)
-                *device = frames_device;
-        }
+        ret = place_on_frames_gpu(cf, model, device, ctx);
     } catch (const std::exception &e) {
         th_log_exception(ctx, "Could not use the frames' GPU", e);
         ret = AVERROR_EXTERNAL;
@@ -172,12 +193,6 @@ int th_cuda_place_model(DNNCudaFrames *cf, AVFilterLink *inlink, torch::jit::Mod
         return ret;
     }
     count_bound_model(cf);
-    if (ctx->async)
-        av_log(ctx, AV_LOG_VERBOSE, "CUDA frames: inference is queued on the frames' "
-               "CUDA stream from the filter thread; async has no effect\n");
-    av_log(ctx, AV_LOG_VERBOSE, "CUDA frames (%s) on GPU %d: the model runs on cuda:%d, "
-           "on the frames' context and stream\n", av_get_pix_fmt_name(cf->sw_format),
-           cf->device_index, cf->device_index);
     return 0;
 }
 

@@ -178,7 +178,7 @@ fate-dnn-torch-cuda-gpu-memory: CMD = $(DNN_TORCH_CHECK) gpu-memory $(TARGET_PAT
     $(DNN_TORCH_CUDA_DEV) -f lavfi -i testsrc2=s=1920x1080:r=25,format=rgb0 \
     -vf hwupload,loop=loop=-1:size=1,dnn_processing=dnn_backend=torch:model=$(DNN_TORCH_DIR)/conv.pt -frames:v 1000 -f null -
 
-FATE_DNN_TORCH_CUDA := $(if $(CONFIG_LIBTORCH_CUDA),$(if $(CONFIG_CUDA),$(FATE_DNN_TORCH_CUDA)))
+FATE_DNN_TORCH_CUDA := $(if $(CONFIG_LIBTORCH_CUDA),$(if $(CONFIG_CUDA),$(if $(DNN_TORCH_PYTHON_OK),$(FATE_DNN_TORCH_CUDA))))
 $(FATE_DNN_TORCH_CUDA): $(DNN_TORCH_STAMP)
 $(FATE_DNN_TORCH_CUDA): ffmpeg$(PROGSSUF)$(EXESUF)
 
