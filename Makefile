@@ -72,12 +72,12 @@ FATE_GPU = fate-dnn-torch-cuda
 check: build
 	@$(MAKE) -C $(BUILDDIR) fate-clear-reports >/dev/null
 	-@$(RUN_ENV) $(MAKE) -k -C $(BUILDDIR) -j$(NPROC) $(FATE_ENV) $(FATE_CPU)
-	@scripts/fate-summary.sh $(BUILDDIR) $(FATE_CPU)
+	@$(FATE_ENV) scripts/fate-summary.sh $(BUILDDIR) $(FATE_CPU)
 
 check-gpu: build
 	@$(MAKE) -C $(BUILDDIR) fate-clear-reports >/dev/null
 	-@$(RUN_ENV) $(MAKE) -k -C $(BUILDDIR) -j1 $(FATE_ENV) $(FATE_GPU)
-	@scripts/fate-summary.sh $(BUILDDIR) $(FATE_GPU)
+	@$(FATE_ENV) scripts/fate-summary.sh $(BUILDDIR) $(FATE_GPU)
 
 # FFmpeg's "make fate" without samples (SAMPLES empty, FATE_SAMPLES ignored):
 # upstream's tests plus ours, which are part of FATE.

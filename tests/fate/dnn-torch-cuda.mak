@@ -115,15 +115,6 @@ fate-dnn-torch-cuda-crop-nv12: CMD = $(DNN_TORCH_CHECK) compare $(TARGET_PATH) e
     $(DNN_TORCH_CUDA_DEV) -f lavfi -i testsrc2=s=160x120:r=25,format=rgb24 -frames:v 3 \
     -vf format=nv12,crop=100:60:14:8,hwupload,dnn_processing=dnn_backend=torch:model=$(DNN_TORCH_DIR)/nearest2x.pt,hwdownload,format=nv12
 
-# A CUDA frame that is not what the link was configured with (concat passes
-# on the frames of its second input as they are: nv12 where rgb0 was
-# configured) is refused, not read out of bounds.
-FATE_DNN_TORCH_CUDA += fate-dnn-torch-cuda-error-frames-mismatch
-fate-dnn-torch-cuda-error-frames-mismatch: CMD = $(DNN_TORCH_CHECK) error $(TARGET_PATH)/ffmpeg $(DNN_TORCH_CUDA_DEV) \
-    -f lavfi -i testsrc2=s=64x48:r=25:d=0.2,format=rgb24 -f lavfi -i testsrc2=s=64x48:r=25:d=0.2,format=rgb24 \
-    -filter_complex "[0]format=rgb0,hwupload[a];[1]format=nv12,hwupload[b];[a][b]concat=n=2,dnn_processing=dnn_backend=torch:model=$(DNN_TORCH_DIR)/identity.pt" \
-    -f null -
-
 # A kernel that faults (a device-side assert: the model indexes a table out
 # of range) ends the run with an error, not an abort, on CUDA frames and on
 # system frames with device=cuda.  The GPU runs behind the filter: which
