@@ -36,6 +36,14 @@ class SwapInvert(torch.nn.Module):
         return 1.0 - torch.flip(x, [1])
 
 
+class Mirror(torch.nn.Module):
+    """Flip left-right: exact, and each output pixel comes from across the
+    picture, so a model run on more (or less) than the visible picture shows."""
+
+    def forward(self, x):
+        return torch.flip(x, [3])
+
+
 class Nearest2x(torch.nn.Module):
     def forward(self, x):
         return F.interpolate(x, scale_factor=2.0, mode="nearest")
@@ -158,6 +166,7 @@ MODELS = {
     "identity": Identity,
     "swap_invert": SwapInvert,
     "nearest2x": Nearest2x,
+    "mirror": Mirror,
     "nearest_w2x": NearestWidth2x,
     "conv": SmallConv,
     "raises": Raises,

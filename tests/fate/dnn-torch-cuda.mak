@@ -108,6 +108,14 @@ fate-dnn-torch-cuda-crop-rgb0: CMD = $(DNN_TORCH_CHECK) compare $(TARGET_PATH) e
     -f lavfi -i testsrc2=s=160x120:r=25,format=rgb24 -frames:v 3 \
     -vf crop=100:60:12:6,dnn_processing=dnn_backend=torch:model=$(DNN_TORCH_DIR)/nearest2x.pt
 
+# A model that is not local (a mirror) shows whether it saw only the crop.
+FATE_DNN_TORCH_CUDA += fate-dnn-torch-cuda-crop-mirror
+fate-dnn-torch-cuda-crop-mirror: CMD = $(DNN_TORCH_CHECK) compare $(TARGET_PATH) exact \
+    $(DNN_TORCH_CUDA_DEV) -f lavfi -i testsrc2=s=160x120:r=25,format=rgb24 -frames:v 3 \
+    -vf format=rgb0,hwupload,crop=100:60:12:6,dnn_processing=dnn_backend=torch:model=$(DNN_TORCH_DIR)/mirror.pt,hwdownload,format=rgb0,crop=100:60:12:6,format=rgb24 -- \
+    -f lavfi -i testsrc2=s=160x120:r=25,format=rgb24 -frames:v 3 \
+    -vf crop=100:60:12:6,dnn_processing=dnn_backend=torch:model=$(DNN_TORCH_DIR)/mirror.pt
+
 FATE_DNN_TORCH_CUDA += fate-dnn-torch-cuda-crop-nv12
 fate-dnn-torch-cuda-crop-nv12: CMD = $(DNN_TORCH_CHECK) compare $(TARGET_PATH) exact \
     $(DNN_TORCH_CUDA_DEV) -f lavfi -i testsrc2=s=160x120:r=25,format=rgb24 -frames:v 3 \
