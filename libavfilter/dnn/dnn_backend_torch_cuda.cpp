@@ -26,6 +26,11 @@
 #include <torch/cuda.h>
 
 #include "dnn_backend_torch_cuda.h"
+#include "dnn_backend_torch_precision.h"
+
+extern "C" {
+#include "dnn_color_frame.h"
+}
 
 static std::mutex cudnn_benchmark_lock;
 static int cudnn_benchmark_users;
@@ -142,7 +147,7 @@ static int move_model(const DNNCudaFrames *cf, torch::jit::Module *model,
         th_log_exception(ctx, "Could not move the model to the frames' GPU", e);
         return AVERROR_EXTERNAL;
     }
-    return 0;
+    return th_precision_apply(model, device, ctx);
 }
 
 /** Check the frames' GPU, move the model there and say so. */
@@ -216,138 +221,58 @@ void th_cuda_release_model(DNNCudaFrames *cf, torch::jit::Module **model, void *
     ff_dnn_cuda_frames_uninit(cf);
 }
 
-/** A uint8 HxWxB view of plane i of a picture, rows linesize bytes apart. */
-static torch::Tensor picture_plane(const DNNCudaFrames *cf, const DNNCudaPicture &pic, int i,
-                                   int64_t height, int64_t width, int64_t bytes)
+/** What the kernels need of a tensor: data, dtype, channels and strides (elements). */
+static int describe_tensor(const torch::Tensor &t, DNNColorTensor *desc)
 {
-    auto options = torch::TensorOptions().dtype(torch::kUInt8)
-                                         .device(torch::kCUDA, cf->device_index);
-
-    return torch::from_blob(pic.data[i], {height, width, bytes},
-                            {pic.linesize[i], bytes, 1}, options);
-}
-
-static torch::Tensor picture_pixels(const DNNCudaFrames *cf, const DNNCudaPicture &pic)
-{
-    return picture_plane(cf, pic, 0, pic.height, pic.width,
-                         ff_dnn_cuda_pixel_bytes(cf->sw_format));
-}
-
-/** Y'CbCr <-> R'G'B' of a frame: its matrix (BT.601 when unknown, as swscale) and range. */
-struct YuvMatrix {
-    float kr, kb;
-    bool full_range;
-};
-
-static YuvMatrix yuv_matrix(const AVFrame *frame)
-{
-    bool full = frame->color_range == AVCOL_RANGE_JPEG;
-
-    switch (frame->colorspace) {
-    case AVCOL_SPC_BT709:      return { 0.2126f, 0.0722f, full };
-    case AVCOL_SPC_BT2020_NCL: return { 0.2627f, 0.0593f, full };
-    default:                   return { 0.299f,  0.114f,  full };
+    switch (t.scalar_type()) {
+    case torch::kFloat32:  desc->dtype = DNN_COLOR_FLOAT32;  break;
+    case torch::kFloat16:  desc->dtype = DNN_COLOR_FLOAT16;  break;
+    case torch::kBFloat16: desc->dtype = DNN_COLOR_BFLOAT16; break;
+    default:               return AVERROR(ENOSYS);
     }
-}
-
-static torch::Tensor nv12_to_rgb(const DNNCudaFrames *cf, const AVFrame *frame,
-                                 const DNNCudaPicture &pic)
-{
-    namespace F = torch::nn::functional;
-    YuvMatrix m = yuv_matrix(frame);
-    int64_t h = pic.height, w = pic.width;
-    torch::Tensor y  = picture_plane(cf, pic, 0, h, w, 1).squeeze(2).to(torch::kFloat32);
-    torch::Tensor uv = picture_plane(cf, pic, 1, (h + 1) / 2, (w + 1) / 2, 2)
-                           .permute({2, 0, 1}).unsqueeze(0).to(torch::kFloat32);
-
-    // chroma to full size (bilinear, centred), then the matrix
-    uv = F::interpolate(uv, F::InterpolateFuncOptions().size(std::vector<int64_t>{h, w})
-                                .mode(torch::kBilinear).align_corners(false))[0];
-    y  = m.full_range ? y / 255.0f : (y - 16.0f) / 219.0f;
-    uv = m.full_range ? (uv - 128.0f) / 255.0f : (uv - 128.0f) / 224.0f;
-
-    torch::Tensor r = y + 2.0f * (1.0f - m.kr) * uv[1];
-    torch::Tensor b = y + 2.0f * (1.0f - m.kb) * uv[0];
-    torch::Tensor g = (y - m.kr * r - m.kb * b) / (1.0f - m.kr - m.kb);
-    return torch::stack({r, g, b}).clamp_(0.0f, 1.0f).unsqueeze(0);
-}
-
-static torch::Tensor to_uint8(const torch::Tensor &t)
-{
-    return t.round().clamp_(0, 255).to(torch::kUInt8);
-}
-
-static void rgb_to_nv12(const DNNCudaFrames *cf, const torch::Tensor &output, const AVFrame *frame,
-                        const DNNCudaPicture &pic)
-{
-    namespace F = torch::nn::functional;
-    YuvMatrix m = yuv_matrix(frame);
-    int64_t h = pic.height, w = pic.width;
-    torch::Tensor rgb = output[0].to(torch::kFloat32).clamp(0.0f, 1.0f);
-    torch::Tensor y  = m.kr * rgb[0] + (1.0f - m.kr - m.kb) * rgb[1] + m.kb * rgb[2];
-    torch::Tensor cb = (rgb[2] - y) / (2.0f * (1.0f - m.kb));
-    torch::Tensor cr = (rgb[0] - y) / (2.0f * (1.0f - m.kr));
-    // 4:2:0: the mean of each 2x2 block (of what is there, at odd edges)
-    torch::Tensor c = F::avg_pool2d(torch::stack({cb, cr}).unsqueeze(0),
-                                    F::AvgPool2dFuncOptions(2).stride(2).ceil_mode(true))[0];
-
-    y = m.full_range ? y * 255.0f : y * 219.0f + 16.0f;
-    c = m.full_range ? c * 255.0f + 128.0f : c * 224.0f + 128.0f;
-    picture_plane(cf, pic, 0, h, w, 1).squeeze(2).copy_(to_uint8(y));
-    picture_plane(cf, pic, 1, (h + 1) / 2, (w + 1) / 2, 2).copy_(to_uint8(c).permute({1, 2, 0}));
-}
-
-static torch::Tensor frame_to_tensor(const DNNCudaFrames *cf, const AVFrame *frame)
-{
-    DNNCudaPicture pic;
-
-    if (!frame->data[0]) // the dry run
-        return torch::zeros({1, 3, frame->height, frame->width},
-                            torch::TensorOptions().dtype(torch::kFloat32)
-                                                  .device(torch::kCUDA, cf->device_index));
-    ff_dnn_cuda_get_picture(frame, cf->sw_format, &pic);
-    if (cf->sw_format == AV_PIX_FMT_NV12)
-        return nv12_to_rgb(cf, frame, pic);
-
-    torch::Tensor rgb = picture_pixels(cf, pic).narrow(2, 0, 3).permute({2, 0, 1}).unsqueeze(0);
-    torch::Tensor input = torch::empty(rgb.sizes(), rgb.options().dtype(torch::kFloat32));
-
-    // one kernel: gather the channels out of the pitched frame and scale them,
-    // v * (1/255) in float as swscale's uint8 -> float table
-    return at::mul_out(input, rgb, at::Scalar(1.0f / 255.0f));
-}
-
-int th_cuda_read_input(const DNNCudaFrames *cf, const AVFrame *frame, torch::Tensor *input,
-                       void *log_ctx) noexcept
-{
-    try {
-        *input = frame_to_tensor(cf, frame);
-    } catch (const std::exception &e) {
-        th_log_exception(log_ctx, "Could not read the input CUDA frame", e);
-        return AVERROR_EXTERNAL;
-    } catch (...) {
-        av_log(log_ctx, AV_LOG_ERROR, "Could not read the input CUDA frame\n");
-        return AVERROR_EXTERNAL;
-    }
+    desc->data     = t.data_ptr();
+    desc->channels = (int)t.size(1);
+    desc->stride_c = t.stride(1);
+    desc->stride_y = t.stride(2);
+    desc->stride_x = t.stride(3);
     return 0;
 }
 
-static void tensor_to_picture(const DNNCudaFrames *cf, const torch::Tensor &output,
-                              const AVFrame *frame, const DNNCudaPicture &pic)
+/** The model's input: 1xCxHxW in its dtype and memory format, written by one kernel. */
+static int frame_to_tensor(DNNCudaFrames *cf, const AVFrame *frame, torch::Tensor *input,
+                           DnnContext *ctx)
 {
-    if (cf->sw_format == AV_PIX_FMT_NV12)
-        return rgb_to_nv12(cf, output, frame, pic);
+    DNNColorTensor desc;
+    int channels = ff_dnn_cuda_channels(cf->sw_format, ctx->yuv_input);
+    c10::Device device(torch::kCUDA, cf->device_index);
+    auto options = torch::TensorOptions().dtype(th_precision_dtype(ctx)).device(device)
+                       .memory_format(th_precision_memory_format(ctx, device));
+    DNNColorPlanes pic;
+    int ret;
 
-    torch::Tensor pixels = picture_pixels(cf, pic);
-    // av_clip_uint8(lrintf(255.0f * v)) as swscale's float -> uint8; round()
-    // rounds half to even like lrintf.  Not in place: the output may be the
-    // model's own tensor.
-    torch::Tensor rgb = output[0].to(torch::kFloat32).mul(255.0f).round_().clamp_(0, 255);
+    if (!frame->data[0]) { // the dry run
+        *input = torch::zeros({1, channels, frame->height, frame->width}, options);
+        return 0;
+    }
+    ff_dnn_color_planes(frame, &pic);
+    *input = torch::empty({1, channels, pic.height, pic.width}, options);
+    ret = describe_tensor(*input, &desc);
+    if (ret < 0)
+        return ret;
+    return ff_dnn_cuda_frame_to_tensor(cf, frame, &desc, ctx);
+}
 
-    // one kernel: to uint8, interleaved, at the frame's pitch
-    pixels.narrow(2, 0, 3).copy_(rgb.permute({1, 2, 0}));
-    if (pixels.size(2) == 4)
-        pixels.select(2, 3).fill_(255); // alpha (or the padding byte) opaque
+int th_cuda_read_input(DNNCudaFrames *cf, const AVFrame *frame, torch::Tensor *input,
+                       DnnContext *ctx) noexcept
+{
+    try {
+        return frame_to_tensor(cf, frame, input, ctx);
+    } catch (const std::exception &e) {
+        th_log_exception(ctx, "Could not read the input CUDA frame", e);
+    } catch (...) {
+        av_log(ctx, AV_LOG_ERROR, "Could not read the input CUDA frame\n");
+    }
+    return AVERROR_EXTERNAL;
 }
 
 /** One side of the crop of out: in's offset scaled by the model's ratio, the output fitted in. */
@@ -385,23 +310,43 @@ static int place_output(const AVFrame *in, AVFrame *out, int64_t width, int64_t 
     return 0;
 }
 
-int th_cuda_write_output(const DNNCudaFrames *cf, const torch::Tensor &output,
+/** The model's output on the frames' GPU in a dtype the kernels read (others as float). */
+static torch::Tensor kernel_readable(const DNNCudaFrames *cf, const torch::Tensor &output)
+{
+    c10::ScalarType dtype = output.scalar_type();
+
+    if (dtype != torch::kFloat32 && dtype != torch::kFloat16 && dtype != torch::kBFloat16)
+        dtype = torch::kFloat32;
+    return output.to(c10::Device(torch::kCUDA, cf->device_index), dtype);
+}
+
+static int tensor_to_frame(DNNCudaFrames *cf, const torch::Tensor &output, const AVFrame *in,
+                           AVFrame *out, void *log_ctx)
+{
+    torch::Tensor readable = kernel_readable(cf, output);
+    DNNColorTensor desc;
+    int ret = describe_tensor(readable, &desc);
+
+    if (ret < 0)
+        return ret;
+    // a copy made here was allocated on the frames' stream, where the kernel
+    // reads it: LibTorch's caching allocator may reuse it only after that
+    return ff_dnn_cuda_tensor_to_frame(cf, &desc, in, out, log_ctx);
+}
+
+int th_cuda_write_output(DNNCudaFrames *cf, const torch::Tensor &output,
                          const AVFrame *in, AVFrame *out, void *log_ctx) noexcept
 {
-    DNNCudaPicture pic;
     int ret = place_output(in, out, output.size(3), output.size(2), log_ctx);
 
     if (ret < 0)
         return ret;
-    ff_dnn_cuda_get_picture(out, cf->sw_format, &pic);
     try {
-        tensor_to_picture(cf, output, out, pic);
+        return tensor_to_frame(cf, output, in, out, log_ctx);
     } catch (const std::exception &e) {
         th_log_exception(log_ctx, "Could not write the output CUDA frame", e);
-        return AVERROR_EXTERNAL;
     } catch (...) {
         av_log(log_ctx, AV_LOG_ERROR, "Could not write the output CUDA frame\n");
-        return AVERROR_EXTERNAL;
     }
-    return 0;
+    return AVERROR_EXTERNAL;
 }

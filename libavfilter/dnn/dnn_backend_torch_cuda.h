@@ -103,26 +103,30 @@ int th_cuda_place_model(DNNCudaFrames *cf, AVFilterLink *inlink, torch::jit::Mod
 void th_cuda_release_model(DNNCudaFrames *cf, torch::jit::Module **model, void *log_ctx) noexcept;
 
 /**
- * The model's input for a CUDA frame: 1x3xHxW float in [0, 1], in the frame's
- * channel order, alpha dropped; nv12 is converted to RGB with the frame's
- * matrix and range.  The frame's visible picture (its crop applied) is read
- * in place through its pitch.  Without data (the dry run that sizes the
- * output) zeros of the frame's size.  Call inside a THCudaSection.
- * Never throws: 0 or an AVERROR, logged.
+ * The model's input for a CUDA frame: 1xCxHxW in [0, 1], in the model's
+ * precision and memory format, written by one kernel from the frame's
+ * visible picture (its crop applied) in place: R'G'B' (packed RGB in the
+ * frame's channel order; Y'CbCr with its matrix, range and siting when
+ * yuv_input=rgb) or the luma alone (yuv_input=luma).  Without data (the dry
+ * run that sizes the output) zeros of the frame's size.  Call inside a
+ * THCudaSection.  Never throws: 0 or an AVERROR, logged.
  */
-int th_cuda_read_input(const DNNCudaFrames *cf, const AVFrame *frame, torch::Tensor *input,
-                       void *log_ctx) noexcept;
+int th_cuda_read_input(DNNCudaFrames *cf, const AVFrame *frame, torch::Tensor *input,
+                       DnnContext *ctx) noexcept;
 
 /**
- * Write a 1x3xHxW model output (values in [0, 1]) of the input frame in into
- * the CUDA frame out, rounded like swscale's float to 8-bit conversion, alpha
- * opaque; nv12 gets the frame's matrix and range.  The output of a whole
- * picture fills out, whose size was the output's at configuration; that of
- * a cropped one (crop sets crop_* on hardware frames) goes where the crop
- * lies, scaled by the model's ratio, and out carries it as its crop.  Call
- * inside a THCudaSection.  Never throws: 0 or an AVERROR, logged.
+ * Write the model's output for the input frame in (1xCxHxW, values in
+ * [0, 1], float32, float16 or bfloat16 with any strides; other dtypes are
+ * made float32) into the CUDA frame out, by one kernel: rounded and clipped
+ * as swscale's float to integer conversions, alpha from in when the sizes
+ * match (else opaque), Y'CbCr with out's matrix, range and siting; a luma
+ * model's chroma from in, resized when the size changes.  The output of a
+ * whole picture fills out, whose size was the output's at configuration;
+ * that of a cropped one (crop sets crop_* on hardware frames) goes where
+ * the crop lies, scaled by the model's ratio, and out carries it as its
+ * crop.  Call inside a THCudaSection.  Never throws: 0 or an AVERROR, logged.
  */
-int th_cuda_write_output(const DNNCudaFrames *cf, const torch::Tensor &output,
+int th_cuda_write_output(DNNCudaFrames *cf, const torch::Tensor &output,
                          const AVFrame *in, AVFrame *out, void *log_ctx) noexcept;
 
 #endif /* AVFILTER_DNN_DNN_BACKEND_TORCH_CUDA_H */

@@ -21,27 +21,60 @@
 #include "libavutil/hwcontext.h"
 #include "libavutil/hwcontext_cuda_internal.h"
 #include "libavutil/cuda_check.h"
+#include "libavutil/avstring.h"
 #include "libavutil/pixdesc.h"
 #include "libavfilter/filters.h"
+#include "libavfilter/cuda/load_helper.h"
+#include "dnn_color_frame.h"
 #include "dnn_cuda.h"
 
 #define CHECK_CU(x) FF_CUDA_CHECK_DL(log_ctx, cu, x)
 
-static const enum AVPixelFormat packed_rgb_formats[] = {
+// the threads of a kernel's block: a warp along a row, as FFmpeg's CUDA filters
+#define BLOCK_X 32
+#define BLOCK_Y 8
+
+extern const unsigned char ff_dnn_cuda_convert_ptx_data[];
+extern const unsigned int ff_dnn_cuda_convert_ptx_len;
+
+/*
+ * The layouts of CUDA frames in 9.0.2 (hwcontext_cuda.c) that the kernels
+ * take: what NVDEC outputs, the packed RGB ones and the other Y'CbCr ones.
+ */
+static const enum AVPixelFormat supported_formats[] = {
+    AV_PIX_FMT_NV12, AV_PIX_FMT_P010, AV_PIX_FMT_P012, AV_PIX_FMT_P016,
+    AV_PIX_FMT_NV16, AV_PIX_FMT_P210, AV_PIX_FMT_P212, AV_PIX_FMT_P216,
+    AV_PIX_FMT_YUV420P, AV_PIX_FMT_YUV422P, AV_PIX_FMT_YUV444P,
+    AV_PIX_FMT_YUV420P10, AV_PIX_FMT_YUV422P10, AV_PIX_FMT_YUV444P10,
+    AV_PIX_FMT_YUV444P10MSB, AV_PIX_FMT_YUV444P12MSB, AV_PIX_FMT_YUV444P16,
     AV_PIX_FMT_RGB0, AV_PIX_FMT_BGR0, AV_PIX_FMT_RGBA, AV_PIX_FMT_BGRA,
 };
 
-int ff_dnn_cuda_pixel_bytes(enum AVPixelFormat sw_format)
+int ff_dnn_cuda_supported(enum AVPixelFormat sw_format)
 {
-    for (int i = 0; i < FF_ARRAY_ELEMS(packed_rgb_formats); i++)
-        if (packed_rgb_formats[i] == sw_format)
-            return av_get_padded_bits_per_pixel(av_pix_fmt_desc_get(sw_format)) / 8;
+    DNNColorLayout layout;
+
+    for (int i = 0; i < FF_ARRAY_ELEMS(supported_formats); i++)
+        if (supported_formats[i] == sw_format)
+            return ff_dnn_color_layout(sw_format, &layout) >= 0;
     return 0;
 }
 
-int ff_dnn_cuda_supported(enum AVPixelFormat sw_format)
+int ff_dnn_cuda_channels(enum AVPixelFormat sw_format, int yuv_input)
 {
-    return sw_format == AV_PIX_FMT_NV12 || ff_dnn_cuda_pixel_bytes(sw_format) > 0;
+    const AVPixFmtDescriptor *desc = av_pix_fmt_desc_get(sw_format);
+    return (desc->flags & AV_PIX_FMT_FLAG_RGB) || yuv_input == DNN_COLOR_YUV_RGB ? 3 : 1;
+}
+
+static void log_supported(void *log_ctx, enum AVPixelFormat sw_format)
+{
+    char names[512] = "";
+
+    for (int i = 0; i < FF_ARRAY_ELEMS(supported_formats); i++)
+        av_strlcatf(names, sizeof(names), "%s%s", i ? ", " : "",
+                    av_get_pix_fmt_name(supported_formats[i]));
+    av_log(log_ctx, AV_LOG_ERROR, "Unsupported CUDA frames layout %s: CUDA frames must be "
+           "one of %s\n", av_get_pix_fmt_name(sw_format), names);
 }
 
 static AVHWFramesContext *input_frames(AVFilterLink *inlink)
@@ -59,9 +92,7 @@ int ff_dnn_cuda_check_input(void *log_ctx, AVFilterLink *inlink)
         return AVERROR(EINVAL);
     }
     if (!ff_dnn_cuda_supported(frames->sw_format)) {
-        av_log(log_ctx, AV_LOG_ERROR, "Unsupported CUDA frames layout %s: CUDA frames must be "
-               "rgb0, bgr0, rgba, bgra or nv12\n",
-               av_get_pix_fmt_name(frames->sw_format));
+        log_supported(log_ctx, frames->sw_format);
         return AVERROR(ENOSYS);
     }
     return 0;
@@ -104,27 +135,44 @@ int ff_dnn_cuda_check_frame(void *log_ctx, AVFilterLink *inlink, const AVFrame *
     return 0;
 }
 
-void ff_dnn_cuda_get_picture(const AVFrame *frame, enum AVPixelFormat sw_format,
-                             DNNCudaPicture *pic)
+static int load_kernels(DNNCudaFrames *cf, AVCUDADeviceContext *hwctx, void *log_ctx)
 {
-    const AVPixFmtDescriptor *desc = av_pix_fmt_desc_get(sw_format);
+    CudaFunctions *cu = hwctx->internal->cuda_dl;
+    CUmodule module;
+    CUfunction func;
+    int ret;
 
-    pic->width  = frame->width  - frame->crop_left - frame->crop_right;
-    pic->height = frame->height - frame->crop_top  - frame->crop_bottom;
-    for (int i = 0; i < FF_ARRAY_ELEMS(pic->data); i++) {
-        // as av_frame_apply_cropping(): the step of the plane's first
-        // component, chroma offsets rounded down
-        int shift_x = i ? desc->log2_chroma_w : 0;
-        int shift_y = i ? desc->log2_chroma_h : 0;
-        int step = 0;
-
-        for (int c = desc->nb_components - 1; c >= 0; c--)
-            if (desc->comp[c].plane == i)
-                step = desc->comp[c].step;
-        pic->linesize[i] = frame->linesize[i];
-        pic->data[i] = step ? frame->data[i] + (frame->crop_top  >> shift_y) * frame->linesize[i]
-                                             + (frame->crop_left >> shift_x) * step : NULL;
+    ret = ff_cuda_load_module(log_ctx, hwctx, &module, ff_dnn_cuda_convert_ptx_data,
+                              ff_dnn_cuda_convert_ptx_len);
+    if (ret < 0) {
+        av_log(log_ctx, AV_LOG_ERROR, "Could not load the CUDA conversion kernels\n");
+        return ret;
     }
+    cf->module = module;
+    ret = CHECK_CU(cu->cuModuleGetFunction(&func, module, "dnn_frame_to_tensor"));
+    if (ret < 0)
+        return ret;
+    cf->frame_to_tensor = func;
+    ret = CHECK_CU(cu->cuModuleGetFunction(&func, module, "dnn_tensor_to_frame"));
+    if (ret < 0)
+        return ret;
+    cf->tensor_to_frame = func;
+    return 0;
+}
+
+/** Unload the kernels, the context pushed (here: the frames' device still lives). */
+static void unload_kernels(DNNCudaFrames *cf, AVCUDADeviceContext *hwctx, void *log_ctx)
+{
+    CudaFunctions *cu = hwctx->internal->cuda_dl;
+    CUcontext dummy;
+
+    if (!cf->module)
+        return;
+    if (CHECK_CU(cu->cuCtxPushCurrent(hwctx->cuda_ctx)) >= 0) {
+        CHECK_CU(cu->cuModuleUnload((CUmodule)cf->module));
+        CHECK_CU(cu->cuCtxPopCurrent(&dummy));
+    }
+    cf->module = cf->frame_to_tensor = cf->tensor_to_frame = NULL;
 }
 
 int ff_dnn_cuda_frames_init(DNNCudaFrames *cf, AVFilterLink *inlink, void *log_ctx)
@@ -143,26 +191,42 @@ int ff_dnn_cuda_frames_init(DNNCudaFrames *cf, AVFilterLink *inlink, void *log_c
     hwctx  = frames->device_ctx->hwctx;
     cu     = hwctx->internal->cuda_dl;
 
+    *cf = (DNNCudaFrames){ 0 };
+    ret = ff_dnn_color_layout(frames->sw_format, &cf->layout);
+    if (ret < 0)
+        return ret;
     ret = CHECK_CU(cu->cuCtxPushCurrent(hwctx->cuda_ctx));
     if (ret < 0)
         return ret;
     ret = CHECK_CU(cu->cuCtxGetDevice(&device));
+    if (ret >= 0)
+        ret = load_kernels(cf, hwctx, log_ctx);
     CHECK_CU(cu->cuCtxPopCurrent(&dummy));
     if (ret < 0)
-        return ret;
+        goto fail;
 
     cf->device_ref = av_buffer_ref(frames->device_ref);
-    if (!cf->device_ref)
-        return AVERROR(ENOMEM);
+    if (!cf->device_ref) {
+        ret = AVERROR(ENOMEM);
+        goto fail;
+    }
     cf->cuda_ctx     = hwctx->cuda_ctx;
     cf->stream       = hwctx->stream;
     cf->device_index = device;
     cf->sw_format    = frames->sw_format;
     return 0;
+
+fail:
+    unload_kernels(cf, hwctx, log_ctx);
+    return ret;
 }
 
 void ff_dnn_cuda_frames_uninit(DNNCudaFrames *cf)
 {
+    if (cf->device_ref) {
+        AVHWDeviceContext *device = (AVHWDeviceContext *)cf->device_ref->data;
+        unload_kernels(cf, device->hwctx, NULL);
+    }
     av_buffer_unref(&cf->device_ref);
     cf->cuda_ctx = cf->stream = NULL;
 }
@@ -201,6 +265,59 @@ int ff_dnn_cuda_check_stream(const DNNCudaFrames *cf, int wait, void *log_ctx)
     av_log(log_ctx, AV_LOG_ERROR, "The GPU failed on work queued for an earlier frame: "
            "%s: %s\n", name, text);
     return AVERROR_EXTERNAL;
+}
+
+static int launch(const DNNCudaFrames *cf, void *func, DNNColorConvert *params,
+                  int width, int height, void *log_ctx)
+{
+    CudaFunctions *cu = cuda_functions(cf);
+    void *args[] = { params };
+
+    return CHECK_CU(cu->cuLaunchKernel((CUfunction)func, FFALIGN(width, BLOCK_X) / BLOCK_X,
+                                       FFALIGN(height, BLOCK_Y) / BLOCK_Y, 1, BLOCK_X, BLOCK_Y, 1,
+                                       0, (CUstream)cf->stream, args, NULL));
+}
+
+/** The matrix of a frame; an unspecified one is said once, at verbose level. */
+static int frame_matrix(DNNCudaFrames *cf, const AVFrame *frame, DNNColorMatrix *m, void *log_ctx)
+{
+    int guessed, ret = ff_dnn_color_matrix(log_ctx, frame, &cf->layout, m, &guessed);
+
+    if (ret >= 0 && guessed && !cf->matrix_guessed) {
+        av_log(log_ctx, AV_LOG_VERBOSE, "The frames' matrix is unspecified: BT.601 "
+               "(bt470bg), as swscale\n");
+        cf->matrix_guessed = 1;
+    }
+    return ret;
+}
+
+int ff_dnn_cuda_frame_to_tensor(DNNCudaFrames *cf, const AVFrame *frame,
+                                const DNNColorTensor *t, void *log_ctx)
+{
+    DNNColorConvert params = { .layout = cf->layout, .tensor = *t };
+    int ret = frame_matrix(cf, frame, &params.matrix, log_ctx);
+
+    if (ret < 0)
+        return ret;
+    ff_dnn_color_planes(frame, &params.frame);
+    return launch(cf, cf->frame_to_tensor, &params, params.frame.width, params.frame.height,
+                  log_ctx);
+}
+
+int ff_dnn_cuda_tensor_to_frame(DNNCudaFrames *cf, const DNNColorTensor *t,
+                                const AVFrame *in, const AVFrame *out, void *log_ctx)
+{
+    DNNColorConvert params = { .layout = cf->layout, .tensor = *t };
+    int ret = frame_matrix(cf, out, &params.matrix, log_ctx);
+
+    if (ret < 0)
+        return ret;
+    ff_dnn_color_planes(out, &params.frame);
+    ff_dnn_color_planes(in, &params.source);
+    // a thread per chroma sample
+    return launch(cf, cf->tensor_to_frame, &params,
+                  dnn_color_chroma_size(params.frame.width,  cf->layout.log2_chroma_w),
+                  dnn_color_chroma_size(params.frame.height, cf->layout.log2_chroma_h), log_ctx);
 }
 
 int ff_dnn_cuda_init_output(AVFilterLink *outlink, AVFilterLink *inlink)

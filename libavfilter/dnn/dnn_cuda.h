@@ -30,10 +30,19 @@
 #ifndef AVFILTER_DNN_DNN_CUDA_H
 #define AVFILTER_DNN_DNN_CUDA_H
 
+#include "config.h"
 #include "libavutil/buffer.h"
 #include "libavutil/frame.h"
 #include "libavutil/pixfmt.h"
 #include "libavfilter/avfilter.h"
+#include "dnn_color.h"
+
+/**
+ * Whether this build takes CUDA frames: CUDA, LibTorch's CUDA library, and a
+ * CUDA compiler for the conversion kernels (the same condition builds this
+ * file, in dnn/Makefile).
+ */
+#define DNN_CUDA_FRAMES (CONFIG_CUDA && CONFIG_LIBTORCH_CUDA && (CONFIG_CUDA_LLVM || CONFIG_CUDA_NVCC))
 
 typedef struct DNNCudaFrames {
     AVBufferRef *device_ref;          ///< the frames' CUDA device (AVHWDeviceContext)
@@ -41,29 +50,23 @@ typedef struct DNNCudaFrames {
     void *stream;                     ///< its CUstream, on which all work is queued
     int device_index;                 ///< ordinal of the GPU holding the frames
     enum AVPixelFormat sw_format;     ///< layout of the frames' data
+    DNNColorLayout layout;            ///< where it keeps its components
+    void *module;                     ///< CUmodule of the conversion kernels
+    void *frame_to_tensor;            ///< CUfunction dnn_frame_to_tensor
+    void *tensor_to_frame;            ///< CUfunction dnn_tensor_to_frame
+    int matrix_guessed;               ///< an unspecified matrix was reported
 } DNNCudaFrames;
 
 /**
- * The picture of a CUDA frame, its crop applied: where each plane's first
- * visible pixel is, the planes' pitch and the visible size.
- */
-typedef struct DNNCudaPicture {
-    uint8_t *data[2];
-    int linesize[2];
-    int width, height;
-} DNNCudaPicture;
-
-/**
- * Bytes per pixel of a packed RGB layout that the DNN filters take as CUDA
- * frames (rgb0, bgr0, rgba, bgra), or 0 for any other.
- */
-int ff_dnn_cuda_pixel_bytes(enum AVPixelFormat sw_format);
-
-/**
  * Whether the DNN filters take CUDA frames of this layout: the packed RGB
- * ones above, and nv12 (what NVDEC gives), converted to and from RGB on the GPU.
+ * ones (rgb0, bgr0, rgba, bgra) and every Y'CbCr layout that NVDEC and the
+ * CUDA filters make (nv12, p010, p016, nv16, p210, p216, yuv444p, yuv444p16,
+ * yuv420p...), converted on the GPU by dnn_cuda_convert.cu.
  */
 int ff_dnn_cuda_supported(enum AVPixelFormat sw_format);
+
+/** Channels of the model's input for frames of this layout (3: R'G'B', 1: luma). */
+int ff_dnn_cuda_channels(enum AVPixelFormat sw_format, int yuv_input);
 
 /**
  * Check that inlink carries CUDA frames the DNN filters can take, and log
@@ -79,15 +82,8 @@ int ff_dnn_cuda_check_input(void *log_ctx, AVFilterLink *inlink);
 int ff_dnn_cuda_check_frame(void *log_ctx, AVFilterLink *inlink, const AVFrame *frame);
 
 /**
- * The visible picture of a frame of layout sw_format: its crop_* fields
- * applied to the planes as av_frame_apply_cropping() would, without
- * touching the frame.  The frame must have passed ff_dnn_cuda_check_frame().
- */
-void ff_dnn_cuda_get_picture(const AVFrame *frame, enum AVPixelFormat sw_format,
-                             DNNCudaPicture *pic);
-
-/**
- * Fill cf from the CUDA frames of inlink.  Free with ff_dnn_cuda_frames_uninit().
+ * Fill cf from the CUDA frames of inlink and load the conversion kernels
+ * into their context.  Free with ff_dnn_cuda_frames_uninit().
  */
 int ff_dnn_cuda_frames_init(DNNCudaFrames *cf, AVFilterLink *inlink, void *log_ctx);
 void ff_dnn_cuda_frames_uninit(DNNCudaFrames *cf);
@@ -104,6 +100,21 @@ int ff_dnn_cuda_pop(const DNNCudaFrames *cf, void *log_ctx);
  * Call with the frames' context pushed.  0, or AVERROR_EXTERNAL logged.
  */
 int ff_dnn_cuda_check_stream(const DNNCudaFrames *cf, int wait, void *log_ctx);
+
+/**
+ * Convert the visible picture of frame into tensor t, which has its size:
+ * one kernel, queued on the frames' stream.  Call with the context pushed.
+ */
+int ff_dnn_cuda_frame_to_tensor(DNNCudaFrames *cf, const AVFrame *frame,
+                                const DNNColorTensor *t, void *log_ctx);
+
+/**
+ * Convert tensor t, the model's output for the input frame in, into the
+ * visible picture of out (whose size t has): one kernel, queued on the
+ * frames' stream.  Call with the context pushed.
+ */
+int ff_dnn_cuda_tensor_to_frame(DNNCudaFrames *cf, const DNNColorTensor *t,
+                                const AVFrame *in, const AVFrame *out, void *log_ctx);
 
 /**
  * Give outlink a pool of CUDA frames of its size, with the layout and device

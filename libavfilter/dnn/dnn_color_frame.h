@@ -1,0 +1,88 @@
+/*
+ * Copyright (c) 2026 the FFmpeg DNN CUDA fork developers
+ *
+ * This file is part of FFmpeg.
+ *
+ * FFmpeg is free software; you can redistribute it and/or
+ * modify it under the terms of the GNU Lesser General Public
+ * License as published by the Free Software Foundation; either
+ * version 2.1 of the License, or (at your option) any later version.
+ *
+ * FFmpeg is distributed in the hope that it will be useful,
+ * but WITHOUT ANY WARRANTY; without even the implied warranty of
+ * MERCHANTABILITY or FITNESS FOR A PARTICULAR PURPOSE.  See the GNU
+ * Lesser General Public License for more details.
+ *
+ * You should have received a copy of the GNU Lesser General Public
+ * License along with FFmpeg; if not, write to the Free Software
+ * Foundation, Inc., 51 Franklin Street, Fifth Floor, Boston, MA 02110-1301 USA
+ */
+
+/**
+ * @file
+ * The colour math of dnn_color.h for frames: a layout from its pixel
+ * descriptor, a frame's matrix, range and siting, its visible planes, and
+ * the conversions of frames in system memory (the CUDA kernels do the same
+ * for CUDA frames, dnn_cuda.c).
+ */
+
+#ifndef AVFILTER_DNN_DNN_COLOR_FRAME_H
+#define AVFILTER_DNN_DNN_COLOR_FRAME_H
+
+#include "libavutil/frame.h"
+#include "libavutil/hwcontext.h"
+#include "libavutil/pixfmt.h"
+#include "dnn_color.h"
+
+/**
+ * Where a layout keeps its components.  AVERROR(ENOSYS) for layouts the
+ * conversions do not take: 4-byte packed 8-bit R'G'B' and 8 to 16-bit
+ * Y'CbCr (planar or semi-planar, any subsampling, MSB- or LSB-aligned,
+ * little-endian) are taken.
+ */
+int ff_dnn_color_layout(enum AVPixelFormat format, DNNColorLayout *l);
+
+/**
+ * The factors of frame's matrix and range and its chroma siting, for a
+ * frame of layout l.  *guessed is set when the matrix is unspecified (taken
+ * as BT.601, as swscale does), for the caller to say so once.  A matrix
+ * without Kr/Kb (YCgCo, BT.2020 CL, ICtCp...) is AVERROR(ENOSYS), logged.
+ */
+int ff_dnn_color_matrix(void *log_ctx, const AVFrame *frame, const DNNColorLayout *l,
+                        DNNColorMatrix *m, int *guessed);
+
+/** The layout of a frame's data: its format, or its CUDA frames' sw_format. */
+enum AVPixelFormat ff_dnn_color_frame_layout(const AVFrame *frame);
+
+/**
+ * The visible picture of a frame: its crop_* fields applied to the planes
+ * as av_frame_apply_cropping() would, without touching the frame (hardware
+ * frames keep their size when cropped).
+ */
+void ff_dnn_color_planes(const AVFrame *frame, DNNColorPlanes *p);
+
+/** The conversions, for frames in system memory and float32 tensors. */
+void ff_dnn_color_frame_to_tensor(const DNNColorConvert *p);
+void ff_dnn_color_tensor_to_frame(const DNNColorConvert *p);
+
+/**
+ * Channels of the model's input for frames of this layout: 3 for R'G'B',
+ * for Y'CbCr 3 with yuv_input=rgb and 1 (the luma) with yuv_input=luma.
+ */
+int ff_dnn_color_channels(enum AVPixelFormat format, int yuv_input);
+
+/**
+ * Whether frames of this layout in system memory are converted here (Y'CbCr
+ * with yuv_input=rgb); otherwise the DNN filters' own conversions do it.
+ */
+int ff_dnn_color_converts(enum AVPixelFormat format, int yuv_input);
+
+/**
+ * Frames in system memory <-> a float32 NCHW contiguous tensor of the
+ * picture's size.  Writing, in is the input frame (a luma model's chroma).
+ */
+int ff_dnn_color_read_frame(void *log_ctx, const AVFrame *frame, float *data, int channels);
+int ff_dnn_color_write_frame(void *log_ctx, const float *data, int channels,
+                             const AVFrame *in, AVFrame *out);
+
+#endif /* AVFILTER_DNN_DNN_COLOR_FRAME_H */
