@@ -1,10 +1,13 @@
 /*
  * Bare LibTorch throughput: the ceiling for dnn_processing with device=cuda.
  *
- *   dnn-torch-bare MODEL.pt [WIDTH HEIGHT [SECONDS]]   (default 1920 1080 3)
+ *   dnn-torch-bare MODEL.pt [WIDTH HEIGHT [SECONDS [PRECISION]]]
+ *       (default 1920 1080 3 fp32)
  *
  * Runs MODEL on one preallocated 1x3xHxW input on cuda:0, back to back, with no
- * frame conversion or copies, and prints one line "fps: N".
+ * frame conversion or copies, and prints one line "fps: N".  PRECISION fp16
+ * or bf16 casts the model and input, channels-last (the filter's default for
+ * them on a GPU).
  * Used by tools/dnn-torch-bench.sh.
  */
 
@@ -12,6 +15,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
+#include <string>
 #include <vector>
 
 #include <ATen/Context.h>
@@ -20,10 +24,19 @@
 
 int main(int argc, char **argv)
 {
-    if (argc != 2 && argc != 4 && argc != 5) {
-        fprintf(stderr, "usage: %s MODEL.pt [WIDTH HEIGHT [SECONDS]]\n", argv[0]);
+    if (argc != 2 && argc != 4 && argc != 5 && argc != 6) {
+        fprintf(stderr, "usage: %s MODEL.pt [WIDTH HEIGHT [SECONDS [fp32|fp16|bf16]]]\n", argv[0]);
         return 1;
     }
+    const std::string precision = argc > 5 ? argv[5] : "fp32";
+    if (precision != "fp32" && precision != "fp16" && precision != "bf16") {
+        fprintf(stderr, "invalid PRECISION %s\n", precision.c_str());
+        return 1;
+    }
+    const c10::ScalarType dtype = precision == "fp16" ? torch::kFloat16 :
+                                  precision == "bf16" ? torch::kBFloat16 : torch::kFloat32;
+    const c10::MemoryFormat format = precision == "fp32" ? c10::MemoryFormat::Contiguous :
+                                                           c10::MemoryFormat::ChannelsLast;
     const long   width   = argc > 2 ? atol(argv[2]) : 1920;
     const long   height  = argc > 3 ? atol(argv[3]) : 1080;
     const double seconds = argc > 4 ? atof(argv[4]) : 3.0;
@@ -44,7 +57,11 @@ int main(int argc, char **argv)
 
         torch::jit::Module model = torch::jit::load(argv[1]);
         model.to(dev);
+        model.to(dtype);
         model.eval();
+        for (torch::Tensor param : model.parameters())
+            if (param.dim() == 4)
+                param.set_data(param.contiguous(format));
         // as the filter does: let cuDNN pick the fastest algorithm for the fixed size
         at::globalContext().setBenchmarkCuDNN(true);
         // BARE_OPTIMIZE=0: TorchScript without graph optimization, as the filter's default
@@ -54,6 +71,7 @@ int main(int argc, char **argv)
 
         std::vector<torch::jit::IValue> inputs{
             torch::rand({1, 3, height, width}, torch::TensorOptions().device(dev))
+                .to(dtype).contiguous(format)
         };
 
         // warm-up: cuDNN autotuning, CUDA context, caching allocator

@@ -4,20 +4,24 @@
 #
 #   tools/dnn-torch-bench.sh BUILDDIR
 #
-# For each model of the bench set of tests/dnn/gen_torch_models.py, on 1920x1080 fp32 frames:
+# For each model of the bench set of tests/dnn/gen_torch_models.py and each
+# precision (fp32; fp16 and bf16, channels-last), on 1920x1080 frames:
 #   bare         tools/dnn-torch-bare.cpp: the model on a tensor already on
-#                the GPU, no frame handling at all (the ceiling)
-#   filter CUDA  ffmpeg with CUDA frames (uploaded once, replayed by loop),
-#                device=cuda
-#   CPU-frames   ffmpeg with rgb24 frames in system memory, device=cuda:async=0
-#                (the only way upstream has)
+#                the GPU, no frame handling at all (the ceiling), same precision
+#   rgb0, nv12, p010
+#                ffmpeg with CUDA frames of that layout (uploaded once,
+#                replayed by loop; yuv_input=rgb for the YUV ones): the median
+#                of BENCH_REPEAT runs, and their spread (min-max)
+#   CPU-frames   (fp32) ffmpeg with rgb24 frames in system memory,
+#                device=cuda:async=0 (the only way upstream has)
 # then prints a table and whether the targets are met.  It is a benchmark, not
 # a test: a missed target still exits 0; a failing command exits 1.
 #
 # Environment: TORCH_PYTHON (python3), a Python with torch, whose torch/ folder
 # is LibTorch; BENCH_FRAMES (600), frames per ffmpeg run; CUDA_PATH
 # (/usr/local/cuda), for the CUDA headers; BENCH_FILTER_OPTS, more
-# dnn_processing options for the CUDA-frame runs (":optimize=1").
+# dnn_processing options for the CUDA-frame runs (":optimize=1"); BENCH_REPEAT
+# (3), runs per CUDA-frame measurement; BENCH_MODELS, the models measured.
 set -eu
 
 [ $# -eq 1 ] || { echo "usage: $0 BUILDDIR" >&2; exit 1; }
@@ -32,8 +36,10 @@ bare=$bench/dnn-torch-bare
 w=1920
 h=1080
 
-case $frames in
-''|*[!0-9]*|0) echo "error: BENCH_FRAMES must be a positive integer" >&2; exit 1 ;;
+repeat=${BENCH_REPEAT:-3}
+models=${BENCH_MODELS:-identity conv3x3 espcn_x2 srvgg_x2}
+case $frames$repeat in
+''|*[!0-9]*|0*) echo "error: BENCH_FRAMES and BENCH_REPEAT must be positive integers" >&2; exit 1 ;;
 esac
 [ -x "$ffmpeg" ] || { echo "error: no $ffmpeg: build it first (make)" >&2; exit 1; }
 
@@ -63,9 +69,9 @@ run() {
     }
 }
 
-# bare_fps MODEL: sets fps
+# bare_fps MODEL PRECISION: sets fps
 bare_fps() {
-    run "dnn-torch-bare $1" "$bare" "models/$1.pt" "$w" "$h" 3
+    run "dnn-torch-bare $1 $2" "$bare" "models/$1.pt" "$w" "$h" 3 "$2"
     fps=$(sed -n 's/^fps: //p' "$tmp/out")
     [ -n "$fps" ] || { echo "error: no 'fps:' line from dnn-torch-bare $1" >&2; exit 1; }
 }
@@ -115,43 +121,86 @@ gpu=$(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/nu
 cd "$bench"
 : >"$tmp/table"
 : >"$tmp/targets"
-for m in identity conv3x3 espcn_x2; do
-    echo "measuring $m: bare" >&2
-    bare_fps "$m"
-    bfps=$fps
-    echo "measuring $m: filter, CUDA frames" >&2
-    ffmpeg_fps "$n1" "$n2" -init_hw_device cuda=cu -filter_hw_device cu \
-        -f lavfi -i "testsrc2=s=${w}x$h:r=25,format=rgb0" \
-        -vf "hwupload,loop=loop=-1:size=1,dnn_processing=dnn_backend=torch:model=models/$m.pt:device=cuda${BENCH_FILTER_OPTS:-}"
-    gfps=$fps
-    echo "measuring $m: filter, CPU frames" >&2
-    ffmpeg_fps "$c1" "$c2" -f lavfi -i "testsrc2=s=${w}x$h:r=25,format=rgb24" \
-        -vf "loop=loop=-1:size=1,dnn_processing=dnn_backend=torch:model=models/$m.pt:device=cuda:async=0"
-    cfps=$fps
 
-    # "n/a" + 0 is 0: a failed measurement never meets a target
-    awk -v m="$m" -v b="$bfps" -v g="$gfps" -v c="$cfps" 'BEGIN {
-        pct = (b + 0 > 0 && g + 0 > 0) ? sprintf("%.1f%%", 100 * g / b) : "n/a"
-        x   = (c + 0 > 0 && g + 0 > 0) ? sprintf("%.1fx", g / c) : "n/a"
-        printf "%-10s %9s %16s %10s %15s %19s\n", m, b, g, pct, c, x
-    }' >>"$tmp/table"
-    if [ "$m" = identity ]; then
-        ok=$(awk -v g="$gfps" 'BEGIN { print (g + 0 >= 2000) ? "yes" : "no" }')
-        last="target identity: filter >= 2000 fps: $ok"
-    else
-        ok=$(awk -v g="$gfps" -v b="$bfps" 'BEGIN { print (b + 0 > 0 && g + 0 >= 0.9 * b) ? "yes" : "no" }')
-        echo "target $m: filter >= 90% of bare: $ok" >>"$tmp/targets"
-    fi
+# cuda_fps MODEL PRECISION LAYOUT DIVISOR: sets med and spread (min-max) of
+# BENCH_REPEAT measurements on CUDA frames
+cuda_fps() {
+    yuv=; [ "$3" = rgb0 ] || yuv=:yuv_input=rgb
+    m1=$((n1 / $4)); [ "$m1" -ge 8 ] || m1=8
+    m2=$((n2 / $4)); [ "$m2" -gt "$m1" ] || m2=$((4 * m1))
+    : >"$tmp/runs"
+    i=0
+    while [ "$i" -lt "$repeat" ]; do
+        ffmpeg_fps "$m1" "$m2" -init_hw_device cuda=cu -filter_hw_device cu \
+            -f lavfi -i "testsrc2=s=${w}x$h:r=25,format=$3" \
+            -vf "hwupload,loop=loop=-1:size=1,dnn_processing=dnn_backend=torch:model=models/$1.pt:precision=$2$yuv${BENCH_FILTER_OPTS:-}"
+        echo "$fps" >>"$tmp/runs"
+        i=$((i + 1))
+    done
+    med=$(sort -n "$tmp/runs" | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }')
+    spread=$(sort -n "$tmp/runs" | awk 'NR == 1 { lo = $1 } { hi = $1 } END { print lo "-" hi }')
+}
+
+# ratio A B: A / B as a percentage, or n/a
+ratio() {
+    awk -v a="$1" -v b="$2" 'BEGIN { if (a + 0 > 0 && b + 0 > 0) printf "%.1f%%", 100 * a / b; else print "n/a" }'
+}
+
+# target TEXT A OP B: one line of whether A OP B holds ("n/a" never does)
+target() {
+    ok=$(awk -v a="$2" -v b="$4" -v op="$3" 'BEGIN {
+        if (a + 0 <= 0 || b + 0 <= 0) { print "no"; exit }
+        print ((op == ">=" ? a >= b : 0) ? "yes" : "no") }')
+    echo "target $1: $ok ($2 vs $4)" >>"$tmp/targets"
+}
+
+for m in $models; do
+    case $m in
+    identity) precisions=fp32; div=1 ;;
+    srvgg_x2) precisions="fp32 fp16 bf16"; div=8 ;;
+    espcn_x2) precisions="fp32 fp16 bf16"; div=2 ;;
+    *)        precisions="fp32 fp16 bf16"; div=1 ;;
+    esac
+    for p in $precisions; do
+        echo "measuring $m $p: bare" >&2
+        bare_fps "$m" "$p"
+        bfps=$fps
+        echo "measuring $m $p: CUDA frames rgb0, nv12, p010" >&2
+        cuda_fps "$m" "$p" rgb0 "$div";   fps_rgb0=$med spread_rgb0=$spread
+        cuda_fps "$m" "$p" nv12 "$div";   fps_nv12=$med spread_nv12=$spread
+        cuda_fps "$m" "$p" p010le "$div"; fps_p010le=$med spread_p010le=$spread
+        cfps=-
+        if [ "$p" = fp32 ] && [ "$m" != srvgg_x2 ]; then
+            echo "measuring $m: filter, CPU frames" >&2
+            ffmpeg_fps "$c1" "$c2" -f lavfi -i "testsrc2=s=${w}x$h:r=25,format=rgb24" \
+                -vf "loop=loop=-1:size=1,dnn_processing=dnn_backend=torch:model=models/$m.pt:device=cuda:async=0"
+            cfps=$fps
+        fi
+        printf "%-9s %-5s %8s | %8s %-15s %7s | %8s %-15s %7s | %8s %-15s %7s | %8s\n" \
+            "$m" "$p" "$bfps" "$fps_rgb0" "($spread_rgb0)" "$(ratio "$fps_rgb0" "$bfps")" \
+            "$fps_nv12" "($spread_nv12)" "$(ratio "$fps_nv12" "$fps_rgb0")" \
+            "$fps_p010le" "($spread_p010le)" "$(ratio "$fps_p010le" "$fps_rgb0")" "$cfps" >>"$tmp/table"
+        if [ "$m" = identity ]; then
+            target "identity on nv12 >= 5000 fps" "$fps_nv12" ">=" 5000
+        else
+            target "$m $p: rgb0 >= 0.9 x bare" "$fps_rgb0" ">=" "$(awk -v b="$bfps" 'BEGIN { print 0.9 * b }')"
+        fi
+        if [ "$m" = conv3x3 ] && [ "$p" = fp32 ]; then
+            target "conv3x3 fp32: nv12 >= 0.95 x rgb0" "$fps_nv12" ">=" "$(awk -v b="$fps_rgb0" 'BEGIN { print 0.95 * b }')"
+            target "conv3x3 fp32: p010 >= 0.95 x rgb0" "$fps_p010le" ">=" "$(awk -v b="$fps_rgb0" 'BEGIN { print 0.95 * b }')"
+        fi
+    done
 done
-echo "$last" >>"$tmp/targets"
 
 echo "machine: $gpu"
 echo "torch: $torch_version ($T)"
 echo "ffmpeg: $("$ffmpeg" -version | head -n 1)"
-echo "frames: ${w}x$h fp32; ffmpeg runs of $n1/$n2 frames (CUDA frames), $c1/$c2 (CPU frames)"
+echo "frames: ${w}x$h; ffmpeg runs of $n1/$n2 frames (CUDA frames; fewer for the slow models),"
+echo "        $c1/$c2 (CPU frames); CUDA-frame figures: median of $repeat runs (min-max)"
+echo "fps; % of bare for rgb0, % of rgb0 for nv12 and p010"
 echo
-printf "%-10s %9s %16s %10s %15s %19s\n" model "bare fps" "filter CUDA fps" "% of bare" \
-    "CPU-frames fps" "CUDA vs CPU-frames"
+printf "%-9s %-5s %8s | %8s %-15s %7s | %8s %-15s %7s | %8s %-15s %7s | %8s\n" model prec bare \
+    rgb0 spread "%bare" nv12 spread "%rgb0" p010 spread "%rgb0" CPU-frm
 cat "$tmp/table"
 echo
 cat "$tmp/targets"

@@ -4,7 +4,8 @@
     gen_torch_models.py OUTDIR [tests|bench]
         write the models of that set (default: tests) into OUTDIR
         (deterministic: fixed seed); the bench set, for tools/dnn-torch-bench.sh,
-        is identity, conv3x3 (3->16->3) and espcn_x2 (ESPCN x2, 64/32 channels)
+        is identity, conv3x3 (3->16->3), espcn_x2 (ESPCN x2, 64/32 channels)
+        and srvgg_x2 (SRVGGNetCompact x2, Real-ESRGAN's compact net)
     gen_torch_models.py reference MODEL IN.raw W H PIXFMT OUT.raw
         run MODEL on one or more raw frames (rgb24 or bgr24) in PyTorch, the
         independent reference for the inexact tests; writes raw frames of the
@@ -96,6 +97,40 @@ class ESPCNx2(torch.nn.Module):
         return torch.clamp(self.shuffle(self.conv3(x)), 0.0, 1.0)
 
 
+class SRVGGNetCompact(torch.nn.Module):
+    """Real-ESRGAN's compact net (realesr-general-x4v3's shape, here x2):
+    conv 3->64, 16 x (conv 64->64 3x3 + PReLU), conv 64->12, pixel shuffle,
+    plus the nearest-upsampled input.  Random weights: the cost is the point."""
+
+    def __init__(self, feat: int = 64, convs: int = 16, scale: int = 2):
+        super().__init__()
+        layers = [torch.nn.Conv2d(3, feat, 3, padding=1), torch.nn.PReLU(feat)]
+        for _ in range(convs):
+            layers += [torch.nn.Conv2d(feat, feat, 3, padding=1), torch.nn.PReLU(feat)]
+        layers += [torch.nn.Conv2d(feat, 3 * scale * scale, 3, padding=1)]
+        self.body = torch.nn.Sequential(*layers)
+        self.shuffle = torch.nn.PixelShuffle(scale)
+        self.scale = scale
+        with torch.no_grad():
+            self.body[-1].weight.mul_(0.1)
+
+    def forward(self, x):
+        up = F.interpolate(x, scale_factor=float(self.scale), mode="nearest")
+        return torch.clamp(self.shuffle(self.body(x)) + up, 0.0, 1.0)
+
+
+class LumaConv(torch.nn.Module):
+    """A luma model, as FFmpeg's classic ones: 1 -> 8 -> 1 channels."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv1 = torch.nn.Conv2d(1, 8, 3, padding=1)
+        self.conv2 = torch.nn.Conv2d(8, 1, 3, padding=1)
+
+    def forward(self, x):
+        return torch.sigmoid(self.conv2(torch.relu(self.conv1(x))))
+
+
 class Raises(torch.nn.Module):
     def forward(self, x):
         if x.size(2) > 0:
@@ -175,6 +210,7 @@ MODELS = {
     "train_mode": TrainMode,
     "lut_out_of_range": LutOutOfRange,
     "two_channels": TwoChannels,
+    "luma_conv": LumaConv,
 }
 
 # saved as they are, not in eval mode
@@ -184,6 +220,7 @@ BENCH_MODELS = {
     "identity": Identity,
     "conv3x3": Conv3x3,
     "espcn_x2": ESPCNx2,
+    "srvgg_x2": SRVGGNetCompact,
 }
 
 

@@ -19,6 +19,13 @@
 #       run ffmpeg, which must fail: print whether it exited with an error
 #       (not killed by a signal, as an abort is) and logged an error of the
 #       filter matching the grep pattern PATTERN
+#   torch-check.sh color PYTHON ARGS...
+#       run tests/dnn/color_check.py ARGS with PYTHON: the conversions
+#       against the float64 reference (the details on stderr)
+#   torch-check.sh showinfo FFMPEG ARGS...
+#       run ffmpeg, whose filter graph ends in showinfo, and print what it
+#       says of each frame's colour: format, chroma location, range, matrix,
+#       primaries, transfer, and side data (mastering display, light level)
 #   torch-check.sh gpu-memory FFMPEG MAX_GROWTH_MIB ARGS...
 #       run ffmpeg while sampling the GPU's used memory (nvidia-smi); print
 #       whether it grew by at most MAX_GROWTH_MIB from the second quarter of
@@ -118,6 +125,20 @@ compare)
     status=$?
     rm -f "$tmp.a" "$tmp.b"
     exit $status
+    ;;
+color)
+    python=$1; shift
+    exec "$python" "$src/tests/dnn/color_check.py" "$@"
+    ;;
+showinfo)
+    ffmpeg=$1; shift
+    log=$("$ffmpeg" -nostdin -nostats -hide_banner -v info "$@" 2>&1 >/dev/null)
+    status=$?
+    printf '%s\n' "$log" | grep -E '^\[Parsed_showinfo' | sed -e 's/^\[[^]]*\] *//' |
+        sed -n -e 's/.*\(fmt:[^ ]*\).*\(cl:[^ ]*\).*\( s:[^ ]*\).*/n \1 \2\3/p' \
+               -e '/^color_range:/p' -e '/mastering display/,/^[a-z]/p' -e '/content light/,/^[a-z]/p' |
+        sed -e 's/ *$//'
+    echo "exit code: $status"
     ;;
 gpu-memory)
     ffmpeg=$1 max_growth=$2; shift 2

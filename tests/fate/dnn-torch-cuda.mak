@@ -45,9 +45,10 @@ FATE_DNN_TORCH_CUDA += $(filter fate-dnn-torch-cuda-%,$(FATE_DNN_TORCH))
 FATE_DNN_TORCH := $(filter-out fate-dnn-torch-cuda-%,$(FATE_DNN_TORCH))
 
 # NVDEC: an MPEG-2 clip made by FFmpeg's own encoder, decoded to nv12 CUDA
-# frames that dnn_processing converts to RGB and back on the GPU.  The CPU
-# path downloads the same decoded frames and converts them with swscale, so
-# the two differ by the conversions: PSNR, not bit-exactness.
+# frames.  One meaning for YUV: the same graph on the frames downloaded to
+# system memory gives the same picture, in both yuv_input modes (RGB made
+# with the same math, dnn_color.h, on the CPU; the luma through upstream's
+# path, its chroma resized by swscale): PSNR, printed on stderr.
 DNN_TORCH_CLIP = $(DNN_TORCH_DATA)/clip.m2v
 $(DNN_TORCH_CLIP): ffmpeg$(PROGSSUF)$(EXESUF) | $(DNN_TORCH_STAMP)
 	$(M)./ffmpeg$(PROGSSUF)$(EXESUF) -nostdin -v error -y -f lavfi -i testsrc2=s=352x288:r=25 -frames:v 12 \
@@ -55,19 +56,65 @@ $(DNN_TORCH_CLIP): ffmpeg$(PROGSSUF)$(EXESUF) | $(DNN_TORCH_STAMP)
 
 DNN_TORCH_NVDEC = -hwaccel cuda -hwaccel_output_format cuda -i $(TARGET_PATH)/$(DNN_TORCH_CLIP)
 
-# $(1) test name, $(2) model, $(3) minimum PSNR
+# $(1) test name, $(2) model, $(3) minimum PSNR, $(4) yuv_input
 define FATE_DNN_TORCH_NVDEC
 FATE_DNN_TORCH_CUDA += fate-dnn-torch-cuda-nvdec-$(1)
 fate-dnn-torch-cuda-nvdec-$(1): $(DNN_TORCH_CLIP)
 fate-dnn-torch-cuda-nvdec-$(1): CMD = $$(DNN_TORCH_CHECK) compare $(TARGET_PATH) $(3) \
-    $$(DNN_TORCH_NVDEC) -vf dnn_processing=dnn_backend=torch:model=$$(DNN_TORCH_DIR)/$(2).pt:device=cuda,hwdownload,format=nv12 -- \
-    $$(DNN_TORCH_NVDEC) -vf hwdownload,format=nv12,scale,format=rgb24,dnn_processing=dnn_backend=torch:model=$$(DNN_TORCH_DIR)/$(2).pt,scale,format=nv12
+    $$(DNN_TORCH_NVDEC) -vf dnn_processing=dnn_backend=torch:model=$$(DNN_TORCH_DIR)/$(2).pt:yuv_input=$(4),hwdownload,format=nv12 -- \
+    $$(DNN_TORCH_NVDEC) -vf hwdownload,format=nv12,dnn_processing=dnn_backend=torch:model=$$(DNN_TORCH_DIR)/$(2).pt:yuv_input=$(4)
 endef
 
-$(eval $(call FATE_DNN_TORCH_NVDEC,identity,identity,38))
-$(eval $(call FATE_DNN_TORCH_NVDEC,swap-invert,swap_invert,36))
-$(eval $(call FATE_DNN_TORCH_NVDEC,nearest2x,nearest2x,35))
-$(eval $(call FATE_DNN_TORCH_NVDEC,conv,conv,50))
+$(eval $(call FATE_DNN_TORCH_NVDEC,identity,identity,45,rgb))
+$(eval $(call FATE_DNN_TORCH_NVDEC,swap-invert,swap_invert,45,rgb))
+$(eval $(call FATE_DNN_TORCH_NVDEC,nearest2x,nearest2x,45,rgb))
+$(eval $(call FATE_DNN_TORCH_NVDEC,conv,conv,45,rgb))
+$(eval $(call FATE_DNN_TORCH_NVDEC,luma-conv,luma_conv,45,luma))
+$(eval $(call FATE_DNN_TORCH_NVDEC,luma-nearest2x,nearest2x,45,luma))
+
+# NVDEC of a real 10-bit stream: HEVC Main10 with HDR10 metadata (made by
+# x265, tests/dnn/make-hevc-main10.sh), decoded to p010 CUDA frames.  The
+# output frames keep the layout, colour properties and side data.
+DNN_TORCH_HEVC10 = -hwaccel cuda -hwaccel_output_format cuda -i $(SRC_PATH)/tests/dnn/hevc-main10-hdr.hevc
+FATE_DNN_TORCH_CUDA += fate-dnn-torch-cuda-nvdec-hevc-main10
+fate-dnn-torch-cuda-nvdec-hevc-main10: CMD = $(DNN_TORCH_CHECK) showinfo $(TARGET_PATH)/ffmpeg \
+    $(DNN_TORCH_HEVC10) -frames:v 2 \
+    -vf dnn_processing=dnn_backend=torch:model=$(DNN_TORCH_DIR)/swap_invert.pt:yuv_input=rgb,hwdownload,format=p010le,showinfo -f null -
+# ... and an identity model gives the decoded picture back (PSNR on stderr)
+FATE_DNN_TORCH_CUDA += fate-dnn-torch-cuda-nvdec-hevc-main10-identity
+fate-dnn-torch-cuda-nvdec-hevc-main10-identity: CMD = $(DNN_TORCH_CHECK) compare $(TARGET_PATH) 45 \
+    $(DNN_TORCH_HEVC10) -vf dnn_processing=dnn_backend=torch:model=$(DNN_TORCH_DIR)/identity.pt:yuv_input=rgb,hwdownload,format=p010le -- \
+    $(DNN_TORCH_HEVC10) -vf hwdownload,format=p010le
+
+# The conversion kernels against the float64 reference (tests/dnn/color_check.py):
+# every layout, matrix, range, chroma siting, precision and size; 1 code value
+FATE_DNN_TORCH_CUDA += fate-dnn-torch-cuda-color
+fate-dnn-torch-cuda-color: CMD = $(DNN_TORCH_CHECK) color $(TORCH_PYTHON) \
+    $(TARGET_PATH)/ffmpeg $(DNN_TORCH_DIR) $(TARGET_PATH)/tests/data/fate/dnn-torch-color-cuda.d cuda
+
+# Precision: fp16 and bf16 against fp32 on the conv nets (PSNR on stderr)
+define FATE_DNN_TORCH_PRECISION
+FATE_DNN_TORCH_CUDA += fate-dnn-torch-cuda-$(1)-$(2)
+fate-dnn-torch-cuda-$(1)-$(2): CMD = $$(DNN_TORCH_CHECK) compare $(TARGET_PATH) 45 \
+    $(DNN_TORCH_CUDA_DEV) -f lavfi -i testsrc2=s=317x239:r=25,format=rgb0 -frames:v 3 \
+    -vf hwupload,dnn_processing=dnn_backend=torch:model=$$(DNN_TORCH_DIR)/$(1).pt:precision=$(2),hwdownload,format=rgb0 -- \
+    $(DNN_TORCH_CUDA_DEV) -f lavfi -i testsrc2=s=317x239:r=25,format=rgb0 -frames:v 3 \
+    -vf hwupload,dnn_processing=dnn_backend=torch:model=$$(DNN_TORCH_DIR)/$(1).pt,hwdownload,format=rgb0
+endef
+$(foreach p,fp16 bf16,$(foreach m,conv nearest2x,$(eval $(call FATE_DNN_TORCH_PRECISION,$(m),$(p)))))
+# exact models stay exact in fp16 (8-bit values are exact in its 11-bit mantissa)
+FATE_DNN_TORCH_CUDA += fate-dnn-torch-cuda-swap-invert-fp16-exact
+fate-dnn-torch-cuda-swap-invert-fp16-exact: REF = $(SRC_PATH)/tests/ref/fate/dnn-torch-swap-invert-317x239
+fate-dnn-torch-cuda-swap-invert-fp16-exact: CMD = framecrc $(DNN_TORCH_CUDA_DEV) \
+    -f lavfi -i testsrc2=s=317x239:r=25,format=rgb24 -frames:v 3 \
+    -vf scale,format=rgb0,hwupload,dnn_processing=dnn_backend=torch:model=$(DNN_TORCH_DIR)/swap_invert.pt:precision=fp16,hwdownload,format=rgb0,scale,format=rgb24
+# system frames with device=cuda take the precision too
+FATE_DNN_TORCH_CUDA += fate-dnn-torch-cuda-system-frames-fp16
+fate-dnn-torch-cuda-system-frames-fp16: CMD = $(DNN_TORCH_CHECK) compare $(TARGET_PATH) 45 \
+    -f lavfi -i testsrc2=s=320x240:r=25,format=rgb24 -frames:v 3 \
+    -vf dnn_processing=dnn_backend=torch:model=$(DNN_TORCH_DIR)/conv.pt:device=cuda:precision=fp16 -- \
+    -f lavfi -i testsrc2=s=320x240:r=25,format=rgb24 -frames:v 3 \
+    -vf dnn_processing=dnn_backend=torch:model=$(DNN_TORCH_DIR)/conv.pt
 
 # Checks at configuration.  (In a filter graph the ':' of cuda:7 is escaped
 # twice: once for the graph, once for the option list.)
@@ -79,7 +126,9 @@ fate-dnn-torch-cuda-$(1): CMD = $$(DNN_TORCH_CHECK) $(5) $(TARGET_PATH)/ffmpeg $
     -vf format=$(2),hwupload,dnn_processing=dnn_backend=torch:model=$$(DNN_TORCH_DIR)/$(3).pt$(4) -f null -
 endef
 
-$(eval $(call FATE_DNN_TORCH_CUDA_CHECK,error-yuv444p,yuv444p,identity,,error))
+$(eval $(call FATE_DNN_TORCH_CUDA_CHECK,error-yuva420p,yuva420p,identity,,error))
+$(eval $(call FATE_DNN_TORCH_CUDA_CHECK,error-rgb-model-on-luma,nv12,conv,,error))
+$(eval $(call FATE_DNN_TORCH_CUDA_CHECK,error-luma-model-on-rgb,nv12,luma_conv,:yuv_input=rgb,error))
 $(eval $(call FATE_DNN_TORCH_CUDA_CHECK,error-device-index,rgb0,identity,:device=cuda\\\\\\:7,error))
 $(eval $(call FATE_DNN_TORCH_CUDA_CHECK,error-two-channels,rgb0,two_channels,,error))
 $(eval $(call FATE_DNN_TORCH_CUDA_CHECK,error-raises-on-frame,rgb0,raises_on_data,,error))

@@ -95,6 +95,24 @@ $(eval $(call FATE_DNN_TORCH_ERROR,missing-model,does-not-exist.pt,64x48,))
 $(eval $(call FATE_DNN_TORCH_ERROR,corrupt-model,corrupt.pt,64x48,))
 $(eval $(call FATE_DNN_TORCH_ERROR,bad-device,identity.pt,64x48,:device=tpu))
 
+# YUV frames: what the model sees is yuv_input's choice, and the wrong one
+# ends in an error that names the option.
+define FATE_DNN_TORCH_YUV_ERROR
+FATE_DNN_TORCH += fate-dnn-torch-error-$(1)
+fate-dnn-torch-error-$(1): CMD = $$(DNN_TORCH_CHECK) error $(TARGET_PATH)/ffmpeg \
+    -f lavfi -i testsrc2=s=64x48:r=25,format=yuv420p -frames:v 2 \
+    -vf dnn_processing=dnn_backend=torch:model=$$(DNN_TORCH_DIR)/$(2)$(3) -f null -
+endef
+$(eval $(call FATE_DNN_TORCH_YUV_ERROR,rgb-model-on-luma,conv.pt,))
+$(eval $(call FATE_DNN_TORCH_YUV_ERROR,luma-model-on-rgb,luma_conv.pt,:yuv_input=rgb))
+
+# yuv_input=rgb in system memory (dnn_color.c) against the float64 reference
+# of tests/dnn/color_check.py: every layout the filter takes, matrix, range
+# and chroma siting, and luma models; within 1 code value
+FATE_DNN_TORCH += fate-dnn-torch-color-cpu
+fate-dnn-torch-color-cpu: CMD = $(DNN_TORCH_CHECK) color $(TORCH_PYTHON) \
+    $(TARGET_PATH)/ffmpeg $(DNN_TORCH_DIR) $(TARGET_PATH)/tests/data/fate/dnn-torch-color-cpu.d cpu --jobs 2
+
 # Regression: async=1 crashed (SIGSEGV) when the output stopped while an
 # inference was still running: the model was freed under the worker thread.
 FATE_DNN_TORCH += fate-dnn-torch-async-early-stop
