@@ -143,6 +143,7 @@ class Colour:
     def __init__(self, layout, matrix, full, siting):
         desc = LAYOUTS[layout]
         self.packed = desc[0] == "packed"
+        self.alpha = self.packed and "a" in desc[1]
         self.depth = 8 if self.packed else desc[1]
         self.lw, self.lh = (0, 0) if self.packed else desc[3:5]
         self.top = (1 << self.depth) - 1
@@ -208,7 +209,9 @@ class Colour:
         t = torch.nan_to_num(t.to(torch.float64), nan=0.0)
         if self.packed:
             rgb = [self.code(t[i].clamp(0, 1) * 255) for i in range(3)]
-            alpha = src_planes[3] if (w, h) == (src_w, src_h) else torch.full((h, w), 255)
+            # alpha passed through when the size is kept; rgb0's padding opaque
+            keep = self.alpha and (w, h) == (src_w, src_h)
+            alpha = src_planes[3] if keep else torch.full((h, w), 255)
             return rgb + [alpha]
         cw, ch = chroma_size(w, self.lw), chroma_size(h, self.lh)
         if t.shape[0] == 1:

@@ -10,9 +10,10 @@
 #       between them is at least MIN_DB, or with MIN_DB "exact" whether they
 #       are identical.  With LAYOUT (rgb0, bgra, ...) the frames go through
 #       dnn_processing as CUDA frames of that layout (hwupload/hwdownload).
-#   torch-check.sh compare BUILDDIR MIN_DB ARGS_A -- ARGS_B
+#   torch-check.sh compare BUILDDIR MIN_DB[/BYTES] ARGS_A -- ARGS_B
 #       run two ffmpeg pipelines that write the same raw format to stdout and
-#       print whether their output is identical (MIN_DB "exact") or close
+#       print whether their output is identical (MIN_DB "exact") or close;
+#       BYTES per sample (1, or 2 for 16-bit layouts such as p010)
 #   torch-check.sh log FFMPEG ARGS...
 #       like error, at the info level
 #   torch-check.sh fails PATTERN FFMPEG ARGS...
@@ -35,9 +36,10 @@ set -u
 src=$(cd "$(dirname "$0")/../.." && pwd)
 mode=$1; shift
 
-# compare_raw A B MIN_DB: print whether raw files A and B are identical or close
+# compare_raw A B MIN_DB [BYTES]: print whether raw files A and B (BYTES per
+# sample) are identical or close
 compare_raw() {
-    result=$("$build/tests/tiny_psnr" "$1" "$2" 1)
+    result=$("$build/tests/tiny_psnr" "$1" "$2" "${4:-1}")
     echo "$result" >&2
     psnr=$(echo "$result" | sed -n 's/.*PSNR: *\([0-9.]*\).*/\1/p')
     bytes=$(echo "$result" | sed -n 's/.*bytes: *\([0-9]*\).*/\1/p')
@@ -113,7 +115,9 @@ psnr)
     exit $status
     ;;
 compare)
-    build=$1 min_db=$2; shift 2
+    build=$1 min_db=${2%/*} bytes=1
+    case $2 in */*) bytes=${2#*/} ;; esac
+    shift 2
     tmp=tests/data/fate/dnn-torch-compare.$$
     ff="$build/ffmpeg -nostdin -nostats -hide_banner -v error"
     a=; while [ $# -gt 0 ] && [ "$1" != -- ]; do a="$a $1"; shift; done
@@ -121,7 +125,7 @@ compare)
     # shellcheck disable=SC2086 # the pipelines are word lists
     $ff $a -f rawvideo -y "$tmp.a" || exit 1
     $ff "$@" -f rawvideo -y "$tmp.b" || exit 1
-    compare_raw "$tmp.a" "$tmp.b" "$min_db"
+    compare_raw "$tmp.a" "$tmp.b" "$min_db" "$bytes"
     status=$?
     rm -f "$tmp.a" "$tmp.b"
     exit $status
@@ -134,10 +138,11 @@ showinfo)
     ffmpeg=$1; shift
     log=$("$ffmpeg" -nostdin -nostats -hide_banner -v info "$@" 2>&1 >/dev/null)
     status=$?
+    # the first frame: its format line, colour line and side data
     printf '%s\n' "$log" | grep -E '^\[Parsed_showinfo' | sed -e 's/^\[[^]]*\] *//' |
-        sed -n -e 's/.*\(fmt:[^ ]*\).*\(cl:[^ ]*\).*\( s:[^ ]*\).*/n \1 \2\3/p' \
-               -e '/^color_range:/p' -e '/mastering display/,/^[a-z]/p' -e '/content light/,/^[a-z]/p' |
-        sed -e 's/ *$//'
+        awk '/^n: / { if (seen++) exit; sub(/ pts:.* fmt:/, " fmt:"); sub(/ sar:[^ ]*/, "");
+                      sub(/ i:.*/, ""); print; next }
+             seen && (/^color_range:/ || /side data/) { print }'
     echo "exit code: $status"
     ;;
 gpu-memory)
