@@ -259,14 +259,29 @@ class Colour:
 
 class Case:
     def __init__(self, layout, w, h, matrix="bt709", rng="tv", siting="unspecified",
-                 precision="fp32", yuv_input="rgb", model="swap_invert", path="cuda"):
+                 precision="fp32", yuv_input="rgb", model="swap_invert", path="cuda",
+                 roundtrip=False):
         self.__dict__.update(locals())
         del self.__dict__["self"]
 
     def name(self):
-        return "%s %dx%d %s %s %s %s %s %s %s" % (
+        return "%s %dx%d %s %s %s %s %s %s %s%s" % (
             self.layout, self.w, self.h, self.matrix, self.rng, self.siting,
-            self.precision, self.yuv_input, self.model, self.path)
+            self.precision, self.yuv_input, self.model, self.path,
+            " round trip" if self.roundtrip else "")
+
+
+def in_gamut_frame(colour, w, h, seed):
+    """A smooth R'G'B' picture well inside the gamut, made Y'CbCr by the reference."""
+    yy, xx = torch.meshgrid(torch.arange(h, dtype=torch.float64),
+                            torch.arange(w, dtype=torch.float64), indexing="ij")
+    rgb = torch.stack([0.5 + 0.3 * torch.sin(xx * 0.05 + yy * 0.03 + seed + k) for k in range(3)])
+    return colour.from_tensor(rgb, None, w, h, w, h)
+
+
+def psnr(a, b, top):
+    mse = float(((a - b).to(torch.float64) ** 2).mean())
+    return 99.99 if mse == 0 else 10 * math.log10(top * top / mse)
 
 
 def model_function(name):
@@ -286,7 +301,11 @@ def scale_of(model):
 def run_case(ffmpeg, modeldir, workdir, case, seed):
     base = os.path.join(workdir, "c%d" % seed)
     src, out = base + ".in", base + ".out"
-    planes = make_frame(case.layout, case.w, case.h, seed)
+    colour = Colour(case.layout, case.matrix, case.rng in ("pc", "jpeg"), case.siting)
+    if case.roundtrip:
+        planes = in_gamut_frame(colour, case.w, case.h, seed)
+    else:
+        planes = make_frame(case.layout, case.w, case.h, seed)
     with open(src, "wb") as f:
         f.write(to_bytes(case.layout, planes, case.w, case.h))
     dnn = "dnn_processing=dnn_backend=torch:model=%s:yuv_input=%s:precision=%s" % (
@@ -307,7 +326,14 @@ def run_case(ffmpeg, modeldir, workdir, case, seed):
         return case, None, "ffmpeg failed (%d): %s" % (res.returncode, res.stderr.strip()[-400:])
     sw, sh = case.w * scale_of(case.model), case.h * scale_of(case.model)
     got = from_bytes(case.layout, open(out, "rb").read(), sw, sh)
-    colour = Colour(case.layout, case.matrix, case.rng in ("pc", "jpeg"), case.siting)
+    os.unlink(src)
+    os.unlink(out)
+    if case.roundtrip:
+        # identity: the luma comes back within 1 code value; the chroma is
+        # filtered (up, then down): its PSNR is reported
+        chroma = [psnr(g, p, colour.top) for g, p in zip(got[1:], planes[1:])]
+        print("  %s: chroma PSNR %.2f / %.2f dB" % (case.name(), chroma[0], chroma[1]), file=sys.stderr)
+        return case, [int((got[0] - planes[0]).abs().max())], 1
     channels = 3 if colour.packed or case.yuv_input == "rgb" else 1
     tensor = colour.to_tensor(planes, case.w, case.h, channels)
     dtype = DTYPES[case.precision]
@@ -321,8 +347,6 @@ def run_case(ffmpeg, modeldir, workdir, case, seed):
         tol = 1 + math.ceil(step * colour.top)
     if case.path == "cpu" and case.yuv_input == "luma" and scale_of(case.model) != 1:
         tol = 4  # chroma resized by upstream's swscale (fixed-point bicubic) on this path
-    os.unlink(src)
-    os.unlink(out)
     return case, diffs, tol
 
 
@@ -356,6 +380,10 @@ def case_set(name):
     for l in yuv[:4]:
         cases.append(Case(l, 64, 48, yuv_input="luma", model="identity", path=path))
         cases.append(Case(l, 62, 46, yuv_input="luma", model="nearest2x", path=path))
+    # identity round trips of in-gamut pictures, 8- and 10-bit
+    for l in (["nv12", "p010le", "yuv420p", "p210le"] if path == "cuda" else ["nv12", "yuv420p"]):
+        for m in ("bt709", "bt2020nc"):
+            cases.append(Case(l, 320, 240, matrix=m, model="identity", path=path, roundtrip=True))
     if path == "cuda":
         for p in ("fp16", "bf16"):
             for l in ("rgb0", "nv12", "p010le", "yuv444p16le", "p216le"):
