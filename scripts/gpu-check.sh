@@ -62,7 +62,7 @@ examples() {
         -vf "dnn_processing=dnn_backend=torch:model=$m/nearest2x.pt:device=cuda" -f null - 2>&1 | grep "dnn_base\|Output #0\|Stream #0:0: Video\|frame=" | head -6
     echo "== NVDEC, hwdownload, software encoder"
     $ff -hwaccel cuda -hwaccel_output_format cuda -i "$clip" \
-        -vf "dnn_processing=dnn_backend=torch:model=$m/conv.pt:device=cuda,hwdownload,format=nv12" -c:v mpeg4 -y /tmp/out.mp4 && ls -la /tmp/out.mp4
+        -vf "dnn_processing=dnn_backend=torch:model=$m/conv.pt:yuv_input=rgb,hwdownload,format=nv12" -c:v mpeg4 -y /tmp/out.mp4 && ls -la /tmp/out.mp4
     n=$(nvidia-smi -L | wc -l)
     echo "== every GPU ($n)"
     i=0; while [ "$i" -lt "$n" ]; do

@@ -180,6 +180,7 @@ for m in $models; do
             "$m" "$p" "$bfps" "$fps_rgb0" "($spread_rgb0)" "$(ratio "$fps_rgb0" "$bfps")" \
             "$fps_nv12" "($spread_nv12)" "$(ratio "$fps_nv12" "$fps_rgb0")" \
             "$fps_p010le" "($spread_p010le)" "$(ratio "$fps_p010le" "$fps_rgb0")" "$cfps" >>"$tmp/table"
+        tail -n 1 "$tmp/table" >&2
         if [ "$m" = identity ]; then
             target "identity on nv12 >= 5000 fps" "$fps_nv12" ">=" 5000
         else

@@ -80,18 +80,19 @@ FATE_DNN_TORCH_CUDA += fate-dnn-torch-cuda-nvdec-hevc-main10
 fate-dnn-torch-cuda-nvdec-hevc-main10: CMD = $(DNN_TORCH_CHECK) showinfo $(TARGET_PATH)/ffmpeg \
     $(DNN_TORCH_HEVC10) -frames:v 2 \
     -vf dnn_processing=dnn_backend=torch:model=$(DNN_TORCH_DIR)/swap_invert.pt:yuv_input=rgb,hwdownload,format=p010le,showinfo -f null -
-# ... and an identity model gives the decoded picture back (PSNR on stderr)
+# ... and an identity model gives the decoded picture back (PSNR on stderr;
+# compared as yuv420p10le, whose samples tiny_psnr's signed 16-bit reads right)
 FATE_DNN_TORCH_CUDA += fate-dnn-torch-cuda-nvdec-hevc-main10-identity
 fate-dnn-torch-cuda-nvdec-hevc-main10-identity: CMD = $(DNN_TORCH_CHECK) compare $(TARGET_PATH) 45/2 \
-    $(DNN_TORCH_HEVC10) -vf dnn_processing=dnn_backend=torch:model=$(DNN_TORCH_DIR)/identity.pt:yuv_input=rgb,hwdownload,format=p010le -- \
-    $(DNN_TORCH_HEVC10) -vf hwdownload,format=p010le
+    $(DNN_TORCH_HEVC10) -vf dnn_processing=dnn_backend=torch:model=$(DNN_TORCH_DIR)/identity.pt:yuv_input=rgb,hwdownload,format=p010le,format=yuv420p10le -- \
+    $(DNN_TORCH_HEVC10) -vf hwdownload,format=p010le,format=yuv420p10le
 
 # FFmpeg's uploads and downloads of odd-height 4:2:0 frames keep their last
 # chroma row (patch 0015; 9.0.2 dropped it)
 FATE_DNN_TORCH_CUDA += fate-dnn-torch-cuda-hwupload-odd-height
 fate-dnn-torch-cuda-hwupload-odd-height: CMD = $(DNN_TORCH_CHECK) compare $(TARGET_PATH) exact \
-    $(DNN_TORCH_CUDA_DEV) -f lavfi -i testsrc2=s=317x239:r=25 -frames:v 2 -vf format=nv12,hwupload,hwdownload,format=nv12 -- \
-    -f lavfi -i testsrc2=s=317x239:r=25 -frames:v 2 -vf format=nv12
+    $(DNN_TORCH_CUDA_DEV) -f lavfi -i testsrc2=s=317x239:r=25,format=rgb24 -frames:v 2 -vf scale,format=nv12,hwupload,hwdownload,format=nv12 -- \
+    -f lavfi -i testsrc2=s=317x239:r=25,format=rgb24 -frames:v 2 -vf scale,format=nv12
 
 # The conversion kernels against the float64 reference (tests/dnn/color_check.py):
 # every layout, matrix, range, chroma siting, precision and size; 1 code value
