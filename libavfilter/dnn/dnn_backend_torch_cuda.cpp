@@ -254,7 +254,7 @@ static int frame_to_tensor(DNNCudaFrames *cf, const AVFrame *frame, torch::Tenso
         *input = torch::zeros({1, channels, frame->height, frame->width}, options);
         return 0;
     }
-    ff_dnn_color_planes(frame, &pic);
+    ff_dnn_color_planes(frame, &cf->layout, &pic);
     *input = torch::empty({1, channels, pic.height, pic.width}, options);
     ret = describe_tensor(*input, &desc);
     if (ret < 0)

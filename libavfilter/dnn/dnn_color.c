@@ -27,25 +27,24 @@
                            AV_PIX_FMT_FLAG_HWACCEL | AV_PIX_FMT_FLAG_FLOAT | AV_PIX_FMT_FLAG_BAYER | \
                            AV_PIX_FMT_FLAG_XYZ)
 
-/** Packed 8-bit R'G'B' in 4 bytes: alpha, or a padding byte written opaque. */
+/**
+ * Packed 8-bit R'G'B' in 4 bytes, the colour channels first: components 0,
+ * 1, 2 are bytes 0, 1, 2 (the tensor's channels in memory order, as for
+ * rgb24/bgr24 in system memory), and the 4th is alpha or a padding byte
+ * written opaque.
+ */
 static int packed_rgb_layout(const AVPixFmtDescriptor *desc, DNNColorLayout *l)
 {
-    int offsets = 0;
-
-    if ((desc->flags & AV_PIX_FMT_FLAG_PLANAR) || desc->comp[0].step != 4)
-        return AVERROR(ENOSYS);
+    if ((desc->flags & AV_PIX_FMT_FLAG_PLANAR) || desc->comp[0].step != 4 ||
+        desc->comp[0].offset == 3 || desc->comp[1].offset == 3 || desc->comp[2].offset == 3)
+        return AVERROR(ENOSYS); // 0rgb and the like: the channels would not start at byte 0
     l->rgb   = 1;
     l->alpha = desc->nb_components == 4;
-    for (int c = 0; c < 3; c++) {
-        offsets += desc->comp[c].offset;
-        // tensor channels in memory order, as for rgb24/bgr24 in system memory
-        l->channel[desc->comp[c].offset < 3 ? desc->comp[c].offset : 0] = c;
+    for (int c = 0; c < DNN_COLOR_COMPONENTS; c++) {
+        l->plane[c]  = 0;
+        l->step[c]   = 4;
+        l->offset[c] = c;
     }
-    if (desc->comp[0].offset == 1 || desc->comp[2].offset == 1 || desc->comp[1].offset != 1)
-        return AVERROR(ENOSYS); // 0rgb and the like: the channels would not start at byte 0
-    l->plane[DNN_COLOR_ALPHA]  = 0;
-    l->step[DNN_COLOR_ALPHA]   = 4;
-    l->offset[DNN_COLOR_ALPHA] = 0 + 1 + 2 + 3 - offsets; // the byte the channels leave
     return 0;
 }
 
@@ -157,9 +156,10 @@ int ff_dnn_color_matrix(void *log_ctx, const AVFrame *frame, const DNNColorLayou
     return 0;
 }
 
-void ff_dnn_color_planes(const AVFrame *frame, DNNColorPlanes *p)
+void ff_dnn_color_planes(const AVFrame *frame, const DNNColorLayout *l, DNNColorPlanes *p)
 {
     const AVPixFmtDescriptor *desc = av_pix_fmt_desc_get(ff_dnn_color_frame_layout(frame));
+    uint8_t *planes[DNN_COLOR_MAX_PLANES];
 
     p->width  = frame->width  - frame->crop_left - frame->crop_right;
     p->height = frame->height - frame->crop_top  - frame->crop_bottom;
@@ -173,9 +173,13 @@ void ff_dnn_color_planes(const AVFrame *frame, DNNColorPlanes *p)
         for (int c = desc->nb_components - 1; c >= 0; c--)
             if (desc->comp[c].plane == i)
                 step = desc->comp[c].step;
-        p->linesize[i] = frame->linesize[i];
-        p->data[i] = step ? frame->data[i] + (frame->crop_top  >> shift_y) * frame->linesize[i]
-                                           + (frame->crop_left >> shift_x) * step : NULL;
+        planes[i] = step ? frame->data[i] + (frame->crop_top  >> shift_y) * frame->linesize[i]
+                                          + (frame->crop_left >> shift_x) * step : NULL;
+    }
+    for (int c = 0; c < DNN_COLOR_COMPONENTS; c++) {
+        int plane = l->plane[c];
+        p->data[c]     = plane >= 0 && planes[plane] ? planes[plane] + l->offset[c] : NULL;
+        p->linesize[c] = plane >= 0 ? frame->linesize[plane] : 0;
     }
 }
 
@@ -245,7 +249,7 @@ int ff_dnn_color_read_frame(void *log_ctx, const AVFrame *frame, float *data, in
     ret = ff_dnn_color_matrix(log_ctx, frame, &p.layout, &p.matrix, &guessed);
     if (ret < 0)
         return ret;
-    ff_dnn_color_planes(frame, &p.frame);
+    ff_dnn_color_planes(frame, &p.layout, &p.frame);
     p.tensor = contiguous_tensor(data, channels, &p.frame);
     ff_dnn_color_frame_to_tensor(&p);
     return 0;
@@ -262,8 +266,8 @@ int ff_dnn_color_write_frame(void *log_ctx, const float *data, int channels,
     ret = ff_dnn_color_matrix(log_ctx, out, &p.layout, &p.matrix, &guessed);
     if (ret < 0)
         return ret;
-    ff_dnn_color_planes(out, &p.frame);
-    ff_dnn_color_planes(in, &p.source);
+    ff_dnn_color_planes(out, &p.layout, &p.frame);
+    ff_dnn_color_planes(in, &p.layout, &p.source);
     p.tensor = contiguous_tensor((float *)data, channels, &p.frame);
     ff_dnn_color_tensor_to_frame(&p);
     return 0;

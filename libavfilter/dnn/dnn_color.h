@@ -40,7 +40,7 @@
  *   * (s - 1) with pos from av_chroma_location_enum_to_pos();
  * - chroma downsampled with the transpose: a tent of radius s around each
  *   chroma sample's position, normalized over the pixels inside the picture;
- * - packed RGB: v / (2^n - 1); the luma plane alone: v / (2^n - 1) (as
+ * - packed RGB: v / (2^n - 1), the channels in memory order; the luma plane alone: v / (2^n - 1) (as
  *   swscale's gray to float);
  * - back to code values: round half to even (lrintf), clamp, NaN -> 0.
  */
@@ -49,7 +49,10 @@
 #define AVFILTER_DNN_DNN_COLOR_H
 
 #if defined(__CUDACC__) || defined(__CUDA__)
-#define DNN_COLOR_FUNC static inline __device__
+// inlined into the kernels, so that components are constants there: an
+// array indexed by a run-time value would send the kernel's parameters to
+// local memory
+#define DNN_COLOR_FUNC static inline __device__ __attribute__((always_inline))
 #define DNN_COLOR_RINT(x) rintf(x)
 #define DNN_COLOR_FLOOR(x) floorf(x)
 #else
@@ -61,14 +64,19 @@
 
 #define DNN_COLOR_MAX_PLANES 4
 
-/** The planes of a picture: where its first visible pixel is, and the pitch. */
+/**
+ * A picture, by component: where the first visible sample of each is, and
+ * the pitch of its plane.  Indexed by component, not plane, so that the
+ * kernels index no array by a value known only at run time (which would
+ * copy their parameters to local memory).
+ */
 typedef struct DNNColorPlanes {
     unsigned char *data[DNN_COLOR_MAX_PLANES];
     int linesize[DNN_COLOR_MAX_PLANES];
     int width, height;                  ///< visible size, in luma pixels
 } DNNColorPlanes;
 
-/** Components, in the order of the pixel descriptor's. */
+/** Components, in the order of the pixel descriptor's (packed R'G'B': of the bytes). */
 enum { DNN_COLOR_Y, DNN_COLOR_CB, DNN_COLOR_CR, DNN_COLOR_ALPHA, DNN_COLOR_COMPONENTS };
 
 /** Where a layout keeps its components: from its AVPixFmtDescriptor. */
@@ -82,7 +90,6 @@ typedef struct DNNColorLayout {
     int plane[DNN_COLOR_COMPONENTS];    ///< -1: no such component (Y'CbCr's alpha)
     int step[DNN_COLOR_COMPONENTS];     ///< bytes from one sample to the next
     int offset[DNN_COLOR_COMPONENTS];   ///< bytes from the pixel to the sample
-    int channel[3];                     ///< component of tensor channel c (packed RGB: memory order)
 } DNNColorLayout;
 
 /**
@@ -137,8 +144,7 @@ DNN_COLOR_FUNC const unsigned char *dnn_color_sample_ptr(const DNNColorLayout *l
                                                          const DNNColorPlanes *p,
                                                          int c, int x, int y)
 {
-    int plane = l->plane[c];
-    return p->data[plane] + (long long)y * p->linesize[plane] + (long long)x * l->step[c] + l->offset[c];
+    return p->data[c] + (long long)y * p->linesize[c] + (long long)x * l->step[c];
 }
 
 /** The code value of component c at (x, y) of its plane. */
@@ -245,7 +251,7 @@ DNN_COLOR_FUNC void dnn_color_pixel(const DNNColorLayout *l, const DNNColorMatri
 {
     if (l->rgb) {
         for (int i = 0; i < 3; i++)
-            v[i] = dnn_color_read(l, p, l->channel[i], x, y) * (1.0f / m->max_code);
+            v[i] = dnn_color_read(l, p, i, x, y) * (1.0f / m->max_code);
     } else if (channels == 1) {
         v[0] = dnn_color_read(l, p, DNN_COLOR_Y, x, y) * (1.0f / m->max_code);
     } else {
@@ -262,21 +268,20 @@ DNN_COLOR_FUNC float dnn_color_tent(int x, float centre, int log2)
 }
 
 /**
- * Writes what the model made of luma pixel (x, y), v: R'G'B' in [0, 1]
- * (or Y' alone); unclipped values are clipped, NaN is 0.  For packed RGB the
- * whole pixel, alpha from alpha_src when there is one (else opaque).
+ * Writes what the model made of pixel (x, y) of packed R'G'B', v in [0, 1]
+ * (clipped; NaN is 0), the whole pixel: alpha from src when keep_alpha
+ * (else opaque).
  */
 DNN_COLOR_FUNC void dnn_color_write_rgb(const DNNColorLayout *l, const DNNColorMatrix *m,
                                         const DNNColorPlanes *p, int x, int y, const float v[3],
-                                        const DNNColorPlanes *alpha_src)
+                                        const DNNColorPlanes *src, int keep_alpha)
 {
     unsigned alpha = (unsigned)m->max_code;
 
     for (int i = 0; i < 3; i++)
-        dnn_color_write(l, p, l->channel[i], x, y,
-                        dnn_color_code(dnn_color_clip01(v[i]) * m->max_code, m->max_code));
-    if (l->alpha && alpha_src)
-        alpha = (unsigned)dnn_color_read(l, alpha_src, DNN_COLOR_ALPHA, x, y);
+        dnn_color_write(l, p, i, x, y, dnn_color_code(dnn_color_clip01(v[i]) * m->max_code, m->max_code));
+    if (keep_alpha)
+        alpha = (unsigned)dnn_color_read(l, src, DNN_COLOR_ALPHA, x, y);
     // alpha, or the padding byte of rgb0/bgr0: opaque
     dnn_color_write(l, p, DNN_COLOR_ALPHA, x, y, alpha);
 }
@@ -349,24 +354,24 @@ DNN_COLOR_FUNC void dnn_color_resize_chroma(const DNNColorLayout *l, const DNNCo
     float u = ((float)cx + 0.5f) * ratio_x - 0.5f, v = ((float)cy + 0.5f) * ratio_y - 0.5f;
     int rx = (int)(2.0f * scale_x) + 1, ry = (int)(2.0f * scale_y) + 1;
     int ux = (int)DNN_COLOR_FLOOR(u), vy = (int)DNN_COLOR_FLOOR(v);
+    float sum[2] = { 0.0f, 0.0f }, weights = 0.0f;
 
-    for (int comp = DNN_COLOR_CB; comp <= DNN_COLOR_CR; comp++) {
-        float sum = 0.0f, weights = 0.0f;
-        for (int j = vy - ry + 1; j <= vy + ry; j++) {
-            float wy = dnn_color_cubic((float)j - v, scale_y);
-            if (wy == 0.0f)
+    for (int j = vy - ry + 1; j <= vy + ry; j++) {
+        float wy = dnn_color_cubic((float)j - v, scale_y);
+        if (wy == 0.0f)
+            continue;
+        for (int i = ux - rx + 1; i <= ux + rx; i++) {
+            float w = wy * dnn_color_cubic((float)i - u, scale_x);
+            int si = dnn_color_clampi(i, 0, sw - 1), sj = dnn_color_clampi(j, 0, sh - 1);
+            if (w == 0.0f)
                 continue;
-            for (int i = ux - rx + 1; i <= ux + rx; i++) {
-                float w = wy * dnn_color_cubic((float)i - u, scale_x);
-                if (w == 0.0f)
-                    continue;
-                sum += w * dnn_color_read(l, src, comp, dnn_color_clampi(i, 0, sw - 1),
-                                          dnn_color_clampi(j, 0, sh - 1));
-                weights += w;
-            }
+            sum[0] += w * dnn_color_read(l, src, DNN_COLOR_CB, si, sj);
+            sum[1] += w * dnn_color_read(l, src, DNN_COLOR_CR, si, sj);
+            weights += w;
         }
-        dnn_color_write(l, dst, comp, cx, cy, dnn_color_code(sum / weights, m->max_code));
     }
+    dnn_color_write(l, dst, DNN_COLOR_CB, cx, cy, dnn_color_code(sum[0] / weights, m->max_code));
+    dnn_color_write(l, dst, DNN_COLOR_CR, cx, cy, dnn_color_code(sum[1] / weights, m->max_code));
 }
 
 /* The tensor's elements: float32, float16 and bfloat16 (the CUDA kernels). */
@@ -448,8 +453,11 @@ DNN_COLOR_FUNC void dnn_color_pixel_to_tensor(const DNNColorLayout *l, const DNN
     float v[3];
 
     dnn_color_pixel(l, m, p, t->channels, x, y, v);
-    for (int c = 0; c < t->channels; c++)
-        dnn_color_store(t, c, x, y, v[c]);
+    dnn_color_store(t, 0, x, y, v[0]);
+    if (t->channels == 3) { // constant indices: v stays in registers
+        dnn_color_store(t, 1, x, y, v[1]);
+        dnn_color_store(t, 2, x, y, v[2]);
+    }
 }
 
 DNN_COLOR_FUNC void dnn_color_load_rgb(const DNNColorTensor *t, int x, int y, float rgb[3])
@@ -532,7 +540,7 @@ DNN_COLOR_FUNC void dnn_color_tensor_to_block(const DNNColorLayout *l, const DNN
         float rgb[3];
         int same_size = src->width == dst->width && src->height == dst->height;
         dnn_color_load_rgb(t, cx, cy, rgb);
-        dnn_color_write_rgb(l, m, dst, cx, cy, rgb, same_size ? src : 0);
+        dnn_color_write_rgb(l, m, dst, cx, cy, rgb, src, l->alpha && same_size);
     } else if (t->channels == 1) {
         dnn_color_luma_block(l, m, dst, t, cx, cy, src);
     } else {

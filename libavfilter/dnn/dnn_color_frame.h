@@ -55,11 +55,11 @@ int ff_dnn_color_matrix(void *log_ctx, const AVFrame *frame, const DNNColorLayou
 enum AVPixelFormat ff_dnn_color_frame_layout(const AVFrame *frame);
 
 /**
- * The visible picture of a frame: its crop_* fields applied to the planes
- * as av_frame_apply_cropping() would, without touching the frame (hardware
- * frames keep their size when cropped).
+ * The visible picture of a frame of layout l, by component: its crop_*
+ * fields applied to the planes as av_frame_apply_cropping() would, without
+ * touching the frame (hardware frames keep their size when cropped).
  */
-void ff_dnn_color_planes(const AVFrame *frame, DNNColorPlanes *p);
+void ff_dnn_color_planes(const AVFrame *frame, const DNNColorLayout *l, DNNColorPlanes *p);
 
 /** The conversions, for frames in system memory and float32 tensors. */
 void ff_dnn_color_frame_to_tensor(const DNNColorConvert *p);

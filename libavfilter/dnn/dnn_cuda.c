@@ -299,7 +299,7 @@ int ff_dnn_cuda_frame_to_tensor(DNNCudaFrames *cf, const AVFrame *frame,
 
     if (ret < 0)
         return ret;
-    ff_dnn_color_planes(frame, &params.frame);
+    ff_dnn_color_planes(frame, &cf->layout, &params.frame);
     return launch(cf, cf->frame_to_tensor, &params, params.frame.width, params.frame.height,
                   log_ctx);
 }
@@ -312,8 +312,8 @@ int ff_dnn_cuda_tensor_to_frame(DNNCudaFrames *cf, const DNNColorTensor *t,
 
     if (ret < 0)
         return ret;
-    ff_dnn_color_planes(out, &params.frame);
-    ff_dnn_color_planes(in, &params.source);
+    ff_dnn_color_planes(out, &cf->layout, &params.frame);
+    ff_dnn_color_planes(in, &cf->layout, &params.source);
     // a thread per chroma sample
     return launch(cf, cf->tensor_to_frame, &params,
                   dnn_color_chroma_size(params.frame.width,  cf->layout.log2_chroma_w),
