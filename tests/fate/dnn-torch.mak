@@ -106,6 +106,29 @@ endef
 $(eval $(call FATE_DNN_TORCH_YUV_ERROR,rgb-model-on-luma,conv.pt,))
 $(eval $(call FATE_DNN_TORCH_YUV_ERROR,luma-model-on-rgb,luma_conv.pt,:yuv_input=rgb))
 
+# precision on the CPU: fp16 and bf16 against fp32 on the conv net (PSNR on stderr)
+define FATE_DNN_TORCH_CPU_PRECISION
+FATE_DNN_TORCH += fate-dnn-torch-conv-$(1)
+fate-dnn-torch-conv-$(1): CMD = $$(DNN_TORCH_CHECK) compare $(TARGET_PATH) 45 \
+    -f lavfi -i testsrc2=s=160x120:r=25,format=rgb24 -frames:v 3 \
+    -vf dnn_processing=dnn_backend=torch:model=$$(DNN_TORCH_DIR)/conv.pt:precision=$(1) -- \
+    -f lavfi -i testsrc2=s=160x120:r=25,format=rgb24 -frames:v 3 \
+    -vf dnn_processing=dnn_backend=torch:model=$$(DNN_TORCH_DIR)/conv.pt
+endef
+$(eval $(call FATE_DNN_TORCH_CPU_PRECISION,fp16))
+$(eval $(call FATE_DNN_TORCH_CPU_PRECISION,bf16))
+
+# The packed RGB layouts of dnn_color.h (those of CUDA frames), run on the
+# CPU through the same functions: bytes in memory order, rounding, clipping,
+# NaN, alpha passed through or opaque (tests/dnn/color-packed.c)
+DNN_TORCH_COLOR_PACKED = $(DNN_TORCH_DATA)/color-packed$(EXESUF)
+$(DNN_TORCH_COLOR_PACKED): $(SRC_PATH)/tests/dnn/color-packed.c libavfilter/dnn/dnn_color.o $(FF_DEP_LIBS) | $(DNN_TORCH_STAMP)
+	$(M)$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@.o $< && \
+	$(LD) $(LDFLAGS) $(LDEXEFLAGS) -o $@ $@.o libavfilter/dnn/dnn_color.o $(FF_EXTRALIBS) $(ELIBS)
+FATE_DNN_TORCH += fate-dnn-torch-color-packed
+fate-dnn-torch-color-packed: $(DNN_TORCH_COLOR_PACKED)
+fate-dnn-torch-color-packed: CMD = run $(DNN_TORCH_COLOR_PACKED)
+
 # yuv_input=rgb in system memory (dnn_color.c) against the float64 reference
 # of tests/dnn/color_check.py: every layout the filter takes, matrix, range
 # and chroma siting, and luma models; within 1 code value
