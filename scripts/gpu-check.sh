@@ -5,7 +5,9 @@
 #   scripts/gpu-check.sh PYTHON [OUTDIR] [STEPS]
 #
 # PYTHON is the Python whose torch is LibTorch.  STEPS (default "check
-# check-gpu bench") are make targets run after the build; logs go to OUTDIR.
+# check-gpu bench") are make targets run after the build, or "examples" (the
+# documented pipelines, memcheck) or "clang" (the colour test with the
+# clang-built ffmpeg that prepare-carry.sh brought); logs go to OUTDIR.
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 python=$1
@@ -81,9 +83,25 @@ examples() {
         -vf "dnn_processing=dnn_backend=torch:model=$m/nearest2x.pt,hwdownload,format=nv12" -f null - 2>&1 | tail -3
 }
 
+# The kernels as clang compiles them (FFmpeg's default, cuda_llvm): the
+# ffmpeg prepare-carry.sh brought, on this machine's LibTorch, through the
+# colour test (every layout, matrix, range, siting, precision and size).
+clang_ptx() {
+    [ -x "$top/.carry/clang/ffmpeg" ] || { echo "no .carry/clang/ffmpeg: build here with clang first"; return 1; }
+    torch_lib=$("$python" -c 'import os, torch; print(os.path.dirname(torch.__file__))')/lib
+    LD_LIBRARY_PATH=$torch_lib "$top/.carry/clang/ffmpeg" -version | head -n 1
+    LD_LIBRARY_PATH=$torch_lib timeout 300 "$python" "$top/tests/dnn/color_check.py" \
+        "$top/.carry/clang/ffmpeg" "$top/build/tests/data/dnn-torch" "$top/build/clang-color" cuda --jobs 8
+}
+
 for step in $steps; do
     start=$(date +%s)
     if [ "$step" = examples ]; then examples >"$out/examples.log" 2>&1; cat "$out/examples.log"; continue; fi
+    if [ "$step" = clang ]; then
+        clang_ptx >"$out/clang.log" 2>&1
+        echo "clang: exit $?, $(($(date +%s) - start)) s"; tail -2 "$out/clang.log"
+        continue
+    fi
     timeout 300 make "$step" >"$out/$step.log" 2>&1
     echo "$step: exit $?, $(($(date +%s) - start)) s"; tail -4 "$out/$step.log"
 done

@@ -25,4 +25,13 @@ cp -f "$fetched" "$carry/"
 cp -f "$(command -v nasm)" "$carry/bin/"
 cp -f "$(command -v pkgconf)" "$carry/bin/pkg-config"
 cp -fL "$(ldd "$(command -v pkgconf)" | awk '/libpkgconf/ { print $3 }')" "$carry/lib/"
+# The ffmpeg built here with clang's PTX (cuda_llvm), for gpu-check.sh's
+# "clang" step: the machine with the GPU has no clang, so its own build
+# compiles the kernels with nvcc.
+rm -rf "$carry/clang"
+if [ -x "$top/build/ffmpeg" ] && grep -q '^CONFIG_CUDA_LLVM=yes' "$top/build/ffbuild/config.mak" 2>/dev/null; then
+    mkdir -p "$carry/clang"
+    cp -f "$top/build/ffmpeg" "$carry/clang/"
+    echo "prepare-carry: the clang-built build/ffmpeg, for gpu-check.sh's clang step"
+fi
 du -sh "$carry"
