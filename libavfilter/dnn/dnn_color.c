@@ -190,21 +190,35 @@ enum AVPixelFormat ff_dnn_color_frame_layout(const AVFrame *frame)
     return frame->format;
 }
 
-void ff_dnn_color_frame_to_tensor(const DNNColorConvert *p)
+void ff_dnn_color_frame_to_tensor_rows(const DNNColorConvert *p, int y0, int y1)
 {
-    for (int y = 0; y < p->frame.height; y++)
+    for (int y = y0; y < y1; y++)
         for (int x = 0; x < p->frame.width; x++)
             dnn_color_pixel_to_tensor(&p->layout, &p->matrix, &p->frame, &p->tensor, x, y);
 }
 
-void ff_dnn_color_tensor_to_frame(const DNNColorConvert *p)
+int ff_dnn_color_chroma_rows(const DNNColorConvert *p)
 {
-    int width  = dnn_color_chroma_size(p->frame.width,  p->layout.log2_chroma_w);
-    int height = dnn_color_chroma_size(p->frame.height, p->layout.log2_chroma_h);
+    return dnn_color_chroma_size(p->frame.height, p->layout.log2_chroma_h);
+}
 
-    for (int cy = 0; cy < height; cy++)
+void ff_dnn_color_tensor_to_frame_rows(const DNNColorConvert *p, int cy0, int cy1)
+{
+    int width = dnn_color_chroma_size(p->frame.width, p->layout.log2_chroma_w);
+
+    for (int cy = cy0; cy < cy1; cy++)
         for (int cx = 0; cx < width; cx++)
             dnn_color_tensor_to_block(&p->layout, &p->matrix, &p->frame, &p->tensor, cx, cy, &p->source);
+}
+
+void ff_dnn_color_frame_to_tensor(const DNNColorConvert *p)
+{
+    ff_dnn_color_frame_to_tensor_rows(p, 0, p->frame.height);
+}
+
+void ff_dnn_color_tensor_to_frame(const DNNColorConvert *p)
+{
+    ff_dnn_color_tensor_to_frame_rows(p, 0, ff_dnn_color_chroma_rows(p));
 }
 
 int ff_dnn_color_channels(enum AVPixelFormat format, int yuv_input)
@@ -239,36 +253,33 @@ static DNNColorTensor contiguous_tensor(float *data, int channels, const DNNColo
     return t;
 }
 
-int ff_dnn_color_read_frame(void *log_ctx, const AVFrame *frame, float *data, int channels)
+int ff_dnn_color_prepare_read(void *log_ctx, const AVFrame *frame, float *data, int channels,
+                              DNNColorConvert *p)
 {
-    DNNColorConvert p;
-    int guessed, ret = ff_dnn_color_layout(frame->format, &p.layout);
+    int guessed, ret = ff_dnn_color_layout(frame->format, &p->layout);
 
     if (ret < 0)
         return ret;
-    ret = ff_dnn_color_matrix(log_ctx, frame, &p.layout, &p.matrix, &guessed);
+    ret = ff_dnn_color_matrix(log_ctx, frame, &p->layout, &p->matrix, &guessed);
     if (ret < 0)
         return ret;
-    ff_dnn_color_planes(frame, &p.layout, &p.frame);
-    p.tensor = contiguous_tensor(data, channels, &p.frame);
-    ff_dnn_color_frame_to_tensor(&p);
+    ff_dnn_color_planes(frame, &p->layout, &p->frame);
+    p->tensor = contiguous_tensor(data, channels, &p->frame);
     return 0;
 }
 
-int ff_dnn_color_write_frame(void *log_ctx, const float *data, int channels,
-                             const AVFrame *in, AVFrame *out)
+int ff_dnn_color_prepare_write(void *log_ctx, const float *data, int channels,
+                               const AVFrame *in, AVFrame *out, DNNColorConvert *p)
 {
-    DNNColorConvert p;
-    int guessed, ret = ff_dnn_color_layout(out->format, &p.layout);
+    int guessed, ret = ff_dnn_color_layout(out->format, &p->layout);
 
     if (ret < 0)
         return ret;
-    ret = ff_dnn_color_matrix(log_ctx, out, &p.layout, &p.matrix, &guessed);
+    ret = ff_dnn_color_matrix(log_ctx, out, &p->layout, &p->matrix, &guessed);
     if (ret < 0)
         return ret;
-    ff_dnn_color_planes(out, &p.layout, &p.frame);
-    ff_dnn_color_planes(in, &p.layout, &p.source);
-    p.tensor = contiguous_tensor((float *)data, channels, &p.frame);
-    ff_dnn_color_tensor_to_frame(&p);
+    ff_dnn_color_planes(out, &p->layout, &p->frame);
+    ff_dnn_color_planes(in, &p->layout, &p->source);
+    p->tensor = contiguous_tensor((float *)data, channels, &p->frame);
     return 0;
 }

@@ -66,6 +66,16 @@ void ff_dnn_color_frame_to_tensor(const DNNColorConvert *p);
 void ff_dnn_color_tensor_to_frame(const DNNColorConvert *p);
 
 /**
+ * The same, a band at a time, for callers that spread the work over
+ * threads: luma rows [y0, y1) to the tensor; chroma rows [cy0, cy1) (with
+ * their luma) to the frame, of ff_dnn_color_chroma_rows() in all.  Bands
+ * write disjoint memory.
+ */
+void ff_dnn_color_frame_to_tensor_rows(const DNNColorConvert *p, int y0, int y1);
+void ff_dnn_color_tensor_to_frame_rows(const DNNColorConvert *p, int cy0, int cy1);
+int ff_dnn_color_chroma_rows(const DNNColorConvert *p);
+
+/**
  * Channels of the model's input for frames of this layout: 3 for R'G'B',
  * for Y'CbCr 3 with yuv_input=rgb and 1 (the luma) with yuv_input=luma.
  */
@@ -78,11 +88,13 @@ int ff_dnn_color_channels(enum AVPixelFormat format, int yuv_input);
 int ff_dnn_color_converts(enum AVPixelFormat format, int yuv_input);
 
 /**
- * Frames in system memory <-> a float32 NCHW contiguous tensor of the
- * picture's size.  Writing, in is the input frame (a luma model's chroma).
+ * Set p up to convert a frame in system memory to, or from, a float32 NCHW
+ * contiguous tensor of the picture's size (data).  Writing, in is the input
+ * frame (a luma model's chroma).  Then run the conversion above.
  */
-int ff_dnn_color_read_frame(void *log_ctx, const AVFrame *frame, float *data, int channels);
-int ff_dnn_color_write_frame(void *log_ctx, const float *data, int channels,
-                             const AVFrame *in, AVFrame *out);
+int ff_dnn_color_prepare_read(void *log_ctx, const AVFrame *frame, float *data, int channels,
+                              DNNColorConvert *p);
+int ff_dnn_color_prepare_write(void *log_ctx, const float *data, int channels,
+                               const AVFrame *in, AVFrame *out, DNNColorConvert *p);
 
 #endif /* AVFILTER_DNN_DNN_COLOR_FRAME_H */
