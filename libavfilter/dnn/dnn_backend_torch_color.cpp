@@ -26,13 +26,11 @@
 
 #include "dnn_backend_torch_color.h"
 
+#include "dnn_backend_torch_error.h"
+
 extern "C" {
-#include "libavutil/error.h"
-#include "libavutil/log.h"
 #include "dnn_color_frame.h"
 }
-
-void th_log_exception(void *log_ctx, const char *what, const std::exception &e);
 
 // rows per band at least: enough work to be worth a thread
 #define TH_COLOR_MIN_ROWS 16

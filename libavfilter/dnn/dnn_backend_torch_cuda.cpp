@@ -59,7 +59,7 @@ THCudaSection::THCudaSection(const DNNCudaFrames *cf, void *log_ctx) noexcept
     if (err < 0)
         return;
     pushed = true;
-    try {
+    err = th_catch_all(log_ctx, "LibTorch cannot run on the frames' CUDA stream", [&] {
         // FFmpeg's stream (NULL is the context's default stream): ordering
         // with the decoder, other CUDA filters and the encoder comes from
         // it, so no synchronization is needed here.  LibTorch refuses it
@@ -67,13 +67,8 @@ THCudaSection::THCudaSection(const DNNCudaFrames *cf, void *log_ctx) noexcept
         stream_guard.emplace(c10::cuda::getStreamFromExternal((cudaStream_t)cf->stream,
                                                               cf->device_index));
         cudnn_benchmark.emplace();
-    } catch (const std::exception &e) {
-        th_log_exception(log_ctx, "LibTorch cannot run on the frames' CUDA stream", e);
-        err = AVERROR_EXTERNAL;
-    } catch (...) {
-        av_log(log_ctx, AV_LOG_ERROR, "LibTorch cannot run on the frames' CUDA stream\n");
-        err = AVERROR_EXTERNAL;
-    }
+        return 0;
+    });
 }
 
 THCudaSection::~THCudaSection()
@@ -141,12 +136,10 @@ static int move_model(const DNNCudaFrames *cf, torch::jit::Module *model,
 
     if (ret < 0)
         return ret;
-    try {
-        model->to(device);
-    } catch (const std::exception &e) {
-        th_log_exception(ctx, "Could not move the model to the frames' GPU", e);
-        return AVERROR_EXTERNAL;
-    }
+    ret = th_catch_all(ctx, "Could not move the model to the frames' GPU",
+                       [&] { model->to(device); return 0; });
+    if (ret < 0)
+        return ret;
     return th_precision_apply(model, device, ctx);
 }
 
@@ -183,15 +176,8 @@ int th_cuda_place_model(DNNCudaFrames *cf, AVFilterLink *inlink, torch::jit::Mod
 
     if (ret < 0)
         return ret;
-    try {
-        ret = place_on_frames_gpu(cf, model, device, ctx);
-    } catch (const std::exception &e) {
-        th_log_exception(ctx, "Could not use the frames' GPU", e);
-        ret = AVERROR_EXTERNAL;
-    } catch (...) {
-        av_log(ctx, AV_LOG_ERROR, "Could not use the frames' GPU\n");
-        ret = AVERROR_EXTERNAL;
-    }
+    ret = th_catch_all(ctx, "Could not use the frames' GPU",
+                       [&] { return place_on_frames_gpu(cf, model, device, ctx); });
     if (ret < 0) {
         // unbound: teardown must not enter the frames' context for LibTorch
         ff_dnn_cuda_frames_uninit(cf);
@@ -206,17 +192,14 @@ void th_cuda_release_model(DNNCudaFrames *cf, torch::jit::Module **model, void *
     bool last = uncount_bound_model(cf);
     {
         THCudaSection section(cf, log_ctx);
-        try {
+        th_catch_all(log_ctx, "Could not release the model's GPU memory", [&] {
             // the model's memory belongs to the frames' context: released in it
             delete *model;
             *model = NULL;
             if (section.error() >= 0 && last)
                 c10::cuda::CUDACachingAllocator::emptyCache();
-        } catch (const std::exception &e) {
-            th_log_exception(log_ctx, "Could not release the model's GPU memory", e);
-        } catch (...) {
-            av_log(log_ctx, AV_LOG_ERROR, "Could not release the model's GPU memory\n");
-        }
+            return 0;
+        });
     }
     ff_dnn_cuda_frames_uninit(cf);
 }
@@ -243,7 +226,7 @@ static int frame_to_tensor(DNNCudaFrames *cf, const AVFrame *frame, torch::Tenso
                            DnnContext *ctx)
 {
     DNNColorTensor desc;
-    int channels = ff_dnn_cuda_channels(cf->sw_format, ctx->yuv_input);
+    int channels = ff_dnn_color_channels(cf->sw_format, ctx->yuv_input);
     c10::Device device(torch::kCUDA, cf->device_index);
     auto options = torch::TensorOptions().dtype(th_precision_dtype(ctx)).device(device)
                        .memory_format(th_precision_memory_format(ctx, device));
@@ -265,14 +248,8 @@ static int frame_to_tensor(DNNCudaFrames *cf, const AVFrame *frame, torch::Tenso
 int th_cuda_read_input(DNNCudaFrames *cf, const AVFrame *frame, torch::Tensor *input,
                        DnnContext *ctx) noexcept
 {
-    try {
-        return frame_to_tensor(cf, frame, input, ctx);
-    } catch (const std::exception &e) {
-        th_log_exception(ctx, "Could not read the input CUDA frame", e);
-    } catch (...) {
-        av_log(ctx, AV_LOG_ERROR, "Could not read the input CUDA frame\n");
-    }
-    return AVERROR_EXTERNAL;
+    return th_catch_all(ctx, "Could not read the input CUDA frame",
+                        [&] { return frame_to_tensor(cf, frame, input, ctx); });
 }
 
 /** One side of the crop of out: in's offset scaled by the model's ratio, the output fitted in. */
@@ -341,12 +318,6 @@ int th_cuda_write_output(DNNCudaFrames *cf, const torch::Tensor &output,
 
     if (ret < 0)
         return ret;
-    try {
-        return tensor_to_frame(cf, output, in, out, log_ctx);
-    } catch (const std::exception &e) {
-        th_log_exception(log_ctx, "Could not write the output CUDA frame", e);
-    } catch (...) {
-        av_log(log_ctx, AV_LOG_ERROR, "Could not write the output CUDA frame\n");
-    }
-    return AVERROR_EXTERNAL;
+    return th_catch_all(log_ctx, "Could not write the output CUDA frame",
+                        [&] { return tensor_to_frame(cf, output, in, out, log_ctx); });
 }

@@ -27,7 +27,6 @@
 #ifndef AVFILTER_DNN_DNN_BACKEND_TORCH_CUDA_H
 #define AVFILTER_DNN_DNN_BACKEND_TORCH_CUDA_H
 
-#include <exception>
 #include <optional>
 #include <torch/torch.h>
 #include <torch/script.h>
@@ -42,8 +41,7 @@ extern "C" {
 #include "dnn_cuda.h"
 }
 
-/** Log a LibTorch exception as "what: message" (dnn_backend_torch.cpp). */
-void th_log_exception(void *log_ctx, const char *what, const std::exception &e);
+#include "dnn_backend_torch_error.h"
 
 /**
  * Keeps cuDNN's autotuner on while any of our CUDA sections runs (video:

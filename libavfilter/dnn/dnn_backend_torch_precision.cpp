@@ -20,12 +20,7 @@
 
 #include "dnn_backend_torch_precision.h"
 
-extern "C" {
-#include "libavutil/log.h"
-#include "libavutil/error.h"
-}
-
-void th_log_exception(void *log_ctx, const char *what, const std::exception &e);
+#include "dnn_backend_torch_error.h"
 
 static const char *precision_name(int precision)
 {
@@ -58,21 +53,18 @@ int th_precision_apply(torch::jit::Module *model, const c10::Device &device, Dnn
 {
     c10::ScalarType dtype = th_precision_dtype(ctx);
     c10::MemoryFormat format = th_precision_memory_format(ctx, device);
-
-    try {
+    int ret = th_catch_all(ctx, "Could not cast the model to its precision", [&] {
         if (dtype != torch::kFloat32)
             model->to(dtype);
         if (format == c10::MemoryFormat::ChannelsLast)
             for (torch::Tensor param : model->parameters())
                 if (param.dim() == 4)
                     param.set_data(param.contiguous(format));
-    } catch (const std::exception &e) {
-        th_log_exception(ctx, "Could not cast the model to its precision", e);
-        return AVERROR_EXTERNAL;
-    } catch (...) {
-        av_log(ctx, AV_LOG_ERROR, "Could not cast the model to its precision\n");
-        return AVERROR_EXTERNAL;
-    }
+        return 0;
+    });
+
+    if (ret < 0)
+        return ret;
     av_log(ctx, AV_LOG_VERBOSE, "The model runs in %s, %s\n",
            precision_name(ctx->torch_option.precision),
            format == c10::MemoryFormat::ChannelsLast ? "channels last" : "NCHW");

@@ -271,15 +271,10 @@ int ff_dnn_color_prepare_read(void *log_ctx, const AVFrame *frame, float *data, 
 int ff_dnn_color_prepare_write(void *log_ctx, const float *data, int channels,
                                const AVFrame *in, AVFrame *out, DNNColorConvert *p)
 {
-    int guessed, ret = ff_dnn_color_layout(out->format, &p->layout);
+    // the same as reading out, plus the input frame as the source
+    int ret = ff_dnn_color_prepare_read(log_ctx, out, (float *)data, channels, p);
 
-    if (ret < 0)
-        return ret;
-    ret = ff_dnn_color_matrix(log_ctx, out, &p->layout, &p->matrix, &guessed);
-    if (ret < 0)
-        return ret;
-    ff_dnn_color_planes(out, &p->layout, &p->frame);
-    ff_dnn_color_planes(in, &p->layout, &p->source);
-    p->tensor = contiguous_tensor((float *)data, channels, &p->frame);
-    return 0;
+    if (ret >= 0)
+        ff_dnn_color_planes(in, &p->layout, &p->source);
+    return ret;
 }

@@ -60,12 +60,6 @@ int ff_dnn_cuda_supported(enum AVPixelFormat sw_format)
     return 0;
 }
 
-int ff_dnn_cuda_channels(enum AVPixelFormat sw_format, int yuv_input)
-{
-    const AVPixFmtDescriptor *desc = av_pix_fmt_desc_get(sw_format);
-    return (desc->flags & AV_PIX_FMT_FLAG_RGB) || yuv_input == DNN_COLOR_YUV_RGB ? 3 : 1;
-}
-
 static void log_supported(void *log_ctx, enum AVPixelFormat sw_format)
 {
     char names[512] = "";

@@ -65,8 +65,6 @@ typedef struct DNNCudaFrames {
  */
 int ff_dnn_cuda_supported(enum AVPixelFormat sw_format);
 
-/** Channels of the model's input for frames of this layout (3: R'G'B', 1: luma). */
-int ff_dnn_cuda_channels(enum AVPixelFormat sw_format, int yuv_input);
 
 /**
  * Check that inlink carries CUDA frames the DNN filters can take, and log

@@ -58,12 +58,13 @@ class NearestWidth2x(torch.nn.Module):
 
 
 class SmallConv(torch.nn.Module):
-    """Two 3x3 convolutions, 3 -> 8 -> 3, fixed random weights."""
+    """Two 3x3 convolutions, C -> 8 -> C (3, or 1 for a luma model as
+    FFmpeg's classic ones), fixed random weights."""
 
-    def __init__(self):
+    def __init__(self, channels: int = 3):
         super().__init__()
-        self.conv1 = torch.nn.Conv2d(3, 8, 3, padding=1)
-        self.conv2 = torch.nn.Conv2d(8, 3, 3, padding=1)
+        self.conv1 = torch.nn.Conv2d(channels, 8, 3, padding=1)
+        self.conv2 = torch.nn.Conv2d(8, channels, 3, padding=1)
 
     def forward(self, x):
         return torch.sigmoid(self.conv2(torch.relu(self.conv1(x))))
@@ -117,18 +118,6 @@ class SRVGGNetCompact(torch.nn.Module):
     def forward(self, x):
         up = F.interpolate(x, scale_factor=float(self.scale), mode="nearest")
         return torch.clamp(self.shuffle(self.body(x)) + up, 0.0, 1.0)
-
-
-class LumaConv(torch.nn.Module):
-    """A luma model, as FFmpeg's classic ones: 1 -> 8 -> 1 channels."""
-
-    def __init__(self):
-        super().__init__()
-        self.conv1 = torch.nn.Conv2d(1, 8, 3, padding=1)
-        self.conv2 = torch.nn.Conv2d(8, 1, 3, padding=1)
-
-    def forward(self, x):
-        return torch.sigmoid(self.conv2(torch.relu(self.conv1(x))))
 
 
 class Raises(torch.nn.Module):
@@ -210,7 +199,7 @@ MODELS = {
     "train_mode": TrainMode,
     "lut_out_of_range": LutOutOfRange,
     "two_channels": TwoChannels,
-    "luma_conv": LumaConv,
+    "luma_conv": lambda: SmallConv(1),
 }
 
 # saved as they are, not in eval mode

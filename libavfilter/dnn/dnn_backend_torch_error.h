@@ -1,0 +1,60 @@
+/*
+ * Copyright (c) 2026 the FFmpeg DNN CUDA fork developers
+ *
+ * This file is part of FFmpeg.
+ *
+ * FFmpeg is free software; you can redistribute it and/or
+ * modify it under the terms of the GNU Lesser General Public
+ * License as published by the Free Software Foundation; either
+ * version 2.1 of the License, or (at your option) any later version.
+ *
+ * FFmpeg is distributed in the hope that it will be useful,
+ * but WITHOUT ANY WARRANTY; without even the implied warranty of
+ * MERCHANTABILITY or FITNESS FOR A PARTICULAR PURPOSE.  See the GNU
+ * Lesser General Public License for more details.
+ *
+ * You should have received a copy of the GNU Lesser General Public
+ * License along with FFmpeg; if not, write to the Free Software
+ * Foundation, Inc., 51 Franklin Street, Fifth Floor, Boston, MA 02110-1301 USA
+ */
+
+/**
+ * @file
+ * LibTorch's exceptions in the LibTorch backend, which FFmpeg calls from C:
+ * logged, and turned into AVERROR_EXTERNAL, never let through.
+ */
+
+#ifndef AVFILTER_DNN_DNN_BACKEND_TORCH_ERROR_H
+#define AVFILTER_DNN_DNN_BACKEND_TORCH_ERROR_H
+
+#include <exception>
+
+extern "C" {
+#include "libavutil/error.h"
+#include "libavutil/log.h"
+}
+
+/**
+ * Log a LibTorch exception as "what: message" (dnn_backend_torch.cpp):
+ * TorchScript's traceback at debug level, its last line as the error.
+ */
+void th_log_exception(void *log_ctx, const char *what, const std::exception &e);
+
+/**
+ * The C boundary: an exception that escapes into C terminates the process.
+ * Run func and turn whatever it throws into a log line and AVERROR_EXTERNAL.
+ */
+template <typename Func>
+static int th_catch_all(void *log_ctx, const char *what, Func &&func) noexcept
+{
+    try {
+        return func();
+    } catch (const std::exception &e) {
+        th_log_exception(log_ctx, what, e);
+    } catch (...) {
+        av_log(log_ctx, AV_LOG_ERROR, "%s: unknown exception\n", what);
+    }
+    return AVERROR_EXTERNAL;
+}
+
+#endif /* AVFILTER_DNN_DNN_BACKEND_TORCH_ERROR_H */
