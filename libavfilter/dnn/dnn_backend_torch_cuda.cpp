@@ -79,6 +79,26 @@ THCudaSection::~THCudaSection()
         ff_dnn_cuda_pop(cf, log_ctx);
 }
 
+int THCudaRequest::enter(const DNNCudaFrames *cf, void *log_ctx) noexcept
+{
+    int ret;
+
+    if (!cf->device_ref)
+        return 0;
+    section.emplace(cf, log_ctx);
+    ret = section->error();
+    return ret < 0 ? ret : ff_dnn_cuda_check_stream(cf, 0, log_ctx);
+}
+
+int th_cuda_flush(const DNNCudaFrames *cf, void *log_ctx) noexcept
+{
+    if (!cf->device_ref)
+        return 0;
+    THCudaSection section(cf, log_ctx);
+    int ret = section.error();
+    return ret < 0 ? ret : ff_dnn_cuda_check_stream(cf, 1, log_ctx);
+}
+
 /*
  * LibTorch's caching allocator is per GPU, not per CUDA context: the blocks
  * it keeps were allocated in the context that was current, and die with it.

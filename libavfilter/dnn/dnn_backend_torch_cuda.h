@@ -84,6 +84,33 @@ private:
 };
 
 /**
+ * The CUDA section of one inference request, from enter() to the end of the
+ * object, however the request ends.  The object is declared before the
+ * request's first goto (C-style error paths may not jump over a
+ * constructor); enter() does nothing for frames in system memory (cf
+ * unbound).
+ */
+class THCudaRequest {
+public:
+    /**
+     * Push cf's context and queue LibTorch's work on the frames' stream; a
+     * fault of the GPU on an earlier frame ends the stream here.  0 or an
+     * AVERROR, logged.
+     */
+    int enter(const DNNCudaFrames *cf, void *log_ctx) noexcept;
+
+private:
+    std::optional<THCudaSection> section;
+};
+
+/**
+ * The end of the stream: wait for the frames' stream, so that a fault of
+ * the GPU does not go unseen.  0 (also for an unbound cf) or an AVERROR,
+ * logged.
+ */
+int th_cuda_flush(const DNNCudaFrames *cf, void *log_ctx) noexcept;
+
+/**
  * CUDA frames decide where the model runs: bind cf to the frames of inlink,
  * check that LibTorch can use their GPU and that the device option agrees,
  * and move the model there, into their context.  On failure cf is left
