@@ -14,21 +14,27 @@
 #                of BENCH_REPEAT runs, and their spread (min-max)
 #   CPU-frames   (fp32) ffmpeg with rgb24 frames in system memory,
 #                device=cuda:async=0 (the only way upstream has)
+# Each ffmpeg figure is the steady state of one run: the frames output in a
+# window of BENCH_SECONDS that starts BENCH_WARMUP seconds after the first
+# frame (tools/dnn-torch-steady-fps.py), so start-up is left out.
 # then prints a table and whether the targets are met.  It is a benchmark, not
 # a test: a missed target still exits 0; a failing command exits 1.
 #
 # Environment: TORCH_PYTHON (python3), a Python with torch, whose torch/ folder
-# is LibTorch; BENCH_FRAMES (600), frames per ffmpeg run; CUDA_PATH
+# is LibTorch; BENCH_SECONDS (2) and BENCH_WARMUP (1), the window measured
+# in each ffmpeg run and the time before it (seconds); CUDA_PATH
 # (/usr/local/cuda), for the CUDA headers; BENCH_FILTER_OPTS, more
 # dnn_processing options for the CUDA-frame runs (":optimize=1"); BENCH_REPEAT
-# (3), runs per CUDA-frame measurement; BENCH_MODELS, the models measured.
+# (3), runs per CUDA-frame measurement; BENCH_MODELS, the models measured;
+# BENCH_PRECISIONS (fp32 fp16 bf16), the precisions measured.
 set -eu
 
 [ $# -eq 1 ] || { echo "usage: $0 BUILDDIR" >&2; exit 1; }
 build=$(cd "$1" && pwd)
 src=$(cd "$(dirname "$0")/.." && pwd)
 python=${TORCH_PYTHON:-python3}
-frames=${BENCH_FRAMES:-600}
+window=${BENCH_SECONDS:-2}
+warmup=${BENCH_WARMUP:-1}
 cuda=${CUDA_PATH:-/usr/local/cuda}
 ffmpeg=$build/ffmpeg
 bench=$build/bench
@@ -38,17 +44,14 @@ h=1080
 
 repeat=${BENCH_REPEAT:-3}
 models=${BENCH_MODELS:-identity conv3x3 espcn_x2 srvgg_x2}
-case $frames$repeat in
-''|*[!0-9]*|0*) echo "error: BENCH_FRAMES and BENCH_REPEAT must be positive integers" >&2; exit 1 ;;
+all_precisions=${BENCH_PRECISIONS:-fp32 fp16 bf16}
+case $repeat in
+''|*[!0-9]*|0*) echo "error: BENCH_REPEAT must be a positive integer" >&2; exit 1 ;;
+esac
+case $window$warmup in
+*[!0-9.]*|*.*.*) echo "error: BENCH_SECONDS and BENCH_WARMUP must be numbers of seconds" >&2; exit 1 ;;
 esac
 [ -x "$ffmpeg" ] || { echo "error: no $ffmpeg: build it first (make)" >&2; exit 1; }
-
-# Two runs per ffmpeg command; their difference leaves out start-up (model
-# load, cuDNN autotuning).  Fewer frames for the slow CPU-frame path.
-n1=$((frames / 4)); [ "$n1" -ge 20 ] || n1=20
-n2=$frames;         [ "$n2" -gt "$n1" ] || n2=$((2 * n1))
-c1=$((frames / 40)); [ "$c1" -ge 4 ] || c1=4
-c2=$((frames / 10)); [ "$c2" -ge 10 ] || c2=10
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -76,24 +79,12 @@ bare_fps() {
     [ -n "$fps" ] || { echo "error: no 'fps:' line from dnn-torch-bare $1" >&2; exit 1; }
 }
 
-# rtime N FFMPEG-ARGS...: runs ffmpeg on N frames; sets t, its real time in s
-rtime() {
-    n=$1
-    shift
-    run "ffmpeg ($n frames)" "$ffmpeg" -hide_banner -nostdin -nostats -benchmark \
-        "$@" -frames:v "$n" -f null -
-    t=$(sed -n 's/^bench:.* rtime=\([0-9.]*\)s.*/\1/p' "$tmp/err")
-    [ -n "$t" ] || { echo "error: no 'bench: ... rtime=' line from ffmpeg" >&2; exit 1; }
-}
-
-# ffmpeg_fps N1 N2 FFMPEG-ARGS...: sets fps from runs of N1 and N2 frames
+# ffmpeg_fps FFMPEG-ARGS...: sets fps, the steady state of one run
 ffmpeg_fps() {
-    a=$1 b=$2
-    shift 2
-    rtime "$a" "$@"; t1=$t
-    rtime "$b" "$@"; t2=$t
-    fps=$(awk -v a="$a" -v b="$b" -v t1="$t1" -v t2="$t2" \
-        'BEGIN { if (t2 > t1) printf "%.1f", (b - a) / (t2 - t1); else print "n/a" }')
+    run "ffmpeg" "$python" "$src/tools/dnn-torch-steady-fps.py" "$warmup" "$window" \
+        "$ffmpeg" -hide_banner "$@"
+    fps=$(sed -n 's/^fps: //p' "$tmp/out")
+    [ -n "$fps" ] || { echo "error: no 'fps:' line from dnn-torch-steady-fps.py" >&2; exit 1; }
 }
 
 run "finding LibTorch with $python" "$python" -W ignore -c \
@@ -122,16 +113,14 @@ cd "$bench"
 : >"$tmp/table"
 : >"$tmp/targets"
 
-# cuda_fps MODEL PRECISION LAYOUT DIVISOR: sets med and spread (min-max) of
+# cuda_fps MODEL PRECISION LAYOUT: sets med and spread (min-max) of
 # BENCH_REPEAT measurements on CUDA frames
 cuda_fps() {
     yuv=; [ "$3" = rgb0 ] || yuv=:yuv_input=rgb
-    m1=$((n1 / $4)); [ "$m1" -ge 8 ] || m1=8
-    m2=$((n2 / $4)); [ "$m2" -gt "$m1" ] || m2=$((4 * m1))
     : >"$tmp/runs"
     i=0
     while [ "$i" -lt "$repeat" ]; do
-        ffmpeg_fps "$m1" "$m2" -init_hw_device cuda=cu -filter_hw_device cu \
+        ffmpeg_fps -init_hw_device cuda=cu -filter_hw_device cu \
             -f lavfi -i "testsrc2=s=${w}x$h:r=25,format=$3" \
             -vf "hwupload,loop=loop=-1:size=1,dnn_processing=dnn_backend=torch:model=models/$1.pt:precision=$2$yuv${BENCH_FILTER_OPTS:-}"
         echo "$fps" >>"$tmp/runs"
@@ -156,10 +145,8 @@ target() {
 
 for m in $models; do
     case $m in
-    identity) precisions=fp32; div=1 ;;  # no weights: the precision changes nothing
-    srvgg_x2) precisions="fp32 fp16 bf16"; div=8 ;;
-    espcn_x2) precisions="fp32 fp16 bf16"; div=2 ;;
-    *)        precisions="fp32 fp16 bf16"; div=1 ;;
+    identity) precisions=fp32 ;;  # no weights: the precision changes nothing
+    *)        precisions=$all_precisions ;;
     esac
     for p in $precisions; do
         echo "measuring $m $p: bare" >&2
@@ -170,13 +157,13 @@ for m in $models; do
             bfps=$fps
         fi
         echo "measuring $m $p: CUDA frames rgb0, nv12, p010" >&2
-        cuda_fps "$m" "$p" rgb0 "$div";   fps_rgb0=$med spread_rgb0=$spread
-        cuda_fps "$m" "$p" nv12 "$div";   fps_nv12=$med spread_nv12=$spread
-        cuda_fps "$m" "$p" p010le "$div"; fps_p010le=$med spread_p010le=$spread
+        cuda_fps "$m" "$p" rgb0;   fps_rgb0=$med spread_rgb0=$spread
+        cuda_fps "$m" "$p" nv12;   fps_nv12=$med spread_nv12=$spread
+        cuda_fps "$m" "$p" p010le; fps_p010le=$med spread_p010le=$spread
         cfps=-
         if [ "$p" = fp32 ] && [ "$m" != srvgg_x2 ]; then
             echo "measuring $m: filter, CPU frames" >&2
-            ffmpeg_fps "$c1" "$c2" -f lavfi -i "testsrc2=s=${w}x$h:r=25,format=rgb24" \
+            ffmpeg_fps -f lavfi -i "testsrc2=s=${w}x$h:r=25,format=rgb24" \
                 -vf "loop=loop=-1:size=1,dnn_processing=dnn_backend=torch:model=models/$m.pt:device=cuda:async=0"
             cfps=$fps
         fi
@@ -200,8 +187,8 @@ done
 echo "machine: $gpu"
 echo "torch: $torch_version ($T)"
 echo "ffmpeg: $("$ffmpeg" -version | head -n 1)"
-echo "frames: ${w}x$h; ffmpeg runs of $n1/$n2 frames (CUDA frames; fewer for the slow models),"
-echo "        $c1/$c2 (CPU frames); CUDA-frame figures: median of $repeat runs (min-max)"
+echo "frames: ${w}x$h; each ffmpeg figure: the frames output in ${window} s, from ${warmup} s after"
+echo "        the first one; CUDA-frame figures: median of $repeat runs (min-max)"
 echo "fps; % of bare for rgb0, % of rgb0 for nv12 and p010"
 echo
 printf "%-9s %-5s %8s | %8s %-15s %7s | %8s %-15s %7s | %8s %-15s %7s | %8s\n" model prec bare \
