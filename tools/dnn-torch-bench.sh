@@ -48,9 +48,11 @@ all_precisions=${BENCH_PRECISIONS:-fp32 fp16 bf16}
 case $repeat in
 ''|*[!0-9]*|0*) echo "error: BENCH_REPEAT must be a positive integer" >&2; exit 1 ;;
 esac
-case $window$warmup in
-*[!0-9.]*|*.*.*) echo "error: BENCH_SECONDS and BENCH_WARMUP must be numbers of seconds" >&2; exit 1 ;;
-esac
+for v in "$window" "$warmup"; do
+    case $v in
+    ''|.|*[!0-9.]*|*.*.*) echo "error: BENCH_SECONDS and BENCH_WARMUP must be numbers of seconds" >&2; exit 1 ;;
+    esac
+done
 [ -x "$ffmpeg" ] || { echo "error: no $ffmpeg: build it first (make)" >&2; exit 1; }
 
 tmp=$(mktemp -d)
