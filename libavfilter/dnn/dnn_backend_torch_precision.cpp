@@ -22,7 +22,7 @@
 
 #include "dnn_backend_torch_error.h"
 
-static const char *precision_name(int precision)
+const char *th_precision_name(int precision)
 {
     switch (precision) {
     case TH_PRECISION_FP16: return "fp16";
@@ -66,7 +66,7 @@ int th_precision_apply(torch::jit::Module *model, const c10::Device &device, Dnn
     if (ret < 0)
         return ret;
     av_log(ctx, AV_LOG_VERBOSE, "The model runs in %s, %s\n",
-           precision_name(ctx->torch_option.precision),
+           th_precision_name(ctx->torch_option.precision),
            format == c10::MemoryFormat::ChannelsLast ? "channels last" : "NCHW");
     return 0;
 }

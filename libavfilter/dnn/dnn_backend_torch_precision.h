@@ -38,6 +38,9 @@ extern "C" {
 /** torch_precision: what the model computes in. */
 enum THPrecision { TH_PRECISION_FP32, TH_PRECISION_FP16, TH_PRECISION_BF16 };
 
+/** A precision's name in the option: "fp32", "fp16" or "bf16". */
+const char *th_precision_name(int precision);
+
 /** The dtype of the model's weights and input. */
 c10::ScalarType th_precision_dtype(const DnnContext *ctx);
 

@@ -6,6 +6,11 @@
         (deterministic: fixed seed); the bench set, for tools/dnn-torch-bench.sh,
         is identity, conv3x3 (3->16->3), espcn_x2 (ESPCN x2, 64/32 channels)
         and srvgg_x2 (SRVGGNetCompact x2, Real-ESRGAN's compact net)
+    gen_torch_models.py pt2-variants PACKAGE.pt2
+        write copies of a .pt2 package (tools/dnn-torch-export.py) whose
+        ffmpeg_dnn_* metadata says something else, for the error tests:
+        PACKAGE-fp16.pt2 (an fp16 input), PACKAGE-torch2.10.pt2 (made by
+        another torch), PACKAGE-nometa.pt2 (no ffmpeg_dnn_* keys at all)
     gen_torch_models.py reference MODEL IN.raw W H PIXFMT OUT.raw
         run MODEL on one or more raw frames (rgb24 or bgr24) in PyTorch, the
         independent reference for the inexact tests; writes raw frames of the
@@ -218,11 +223,37 @@ def generate(outdir, which="tests"):
     for name, cls in (BENCH_MODELS if which == "bench" else MODELS).items():
         torch.manual_seed(1234)
         model = cls() if name in TRAINING_MODE else cls().eval()
+        if name == "conv":  # its weights, for tools/dnn-torch-export.py --checkpoint
+            torch.save(model.state_dict(), os.path.join(outdir, "conv.state.pt"))
         model = torch.jit.script(model)
         model.save(os.path.join(outdir, name + ".pt"))
     if which == "tests":
         with open(os.path.join(outdir, "corrupt.pt"), "wb") as f:
             f.write(b"PK\x03\x04 this is not a TorchScript archive" * 8)
+
+
+def pt2_variants(package):
+    import json
+    import zipfile
+
+    def variant(suffix, change):
+        with zipfile.ZipFile(package) as src, \
+             zipfile.ZipFile(package[:-4] + suffix + ".pt2", "w") as dst:
+            for info in src.infolist():
+                data = src.read(info)
+                if info.filename.endswith("wrapper_metadata.json"):
+                    meta = json.loads(data)
+                    change(meta)
+                    data = json.dumps(meta).encode()
+                dst.writestr(info, data)
+
+    def no_description(meta):
+        for key in [k for k in meta if k.startswith("ffmpeg_dnn_")]:
+            del meta[key]
+
+    variant("-fp16", lambda meta: meta.update(ffmpeg_dnn_dtype="fp16"))
+    variant("-torch2.10", lambda meta: meta.update(ffmpeg_dnn_torch="2.10.0+cpu"))
+    variant("-nometa", no_description)
 
 
 def reference(model_path, inp, w, h, pixfmt, out):
@@ -243,6 +274,8 @@ def reference(model_path, inp, w, h, pixfmt, out):
 if __name__ == "__main__":
     if len(sys.argv) in (2, 3) and sys.argv[2:] in ([], ["tests"], ["bench"]):
         generate(*sys.argv[1:])
+    elif len(sys.argv) == 3 and sys.argv[1] == "pt2-variants":
+        pt2_variants(sys.argv[2])
     elif len(sys.argv) == 8 and sys.argv[1] == "reference":
         reference(sys.argv[2], sys.argv[3], int(sys.argv[4]), int(sys.argv[5]),
                   sys.argv[6], sys.argv[7])

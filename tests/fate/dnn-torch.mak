@@ -143,6 +143,50 @@ fate-dnn-torch-async-early-stop: CMD = $(DNN_TORCH_CHECK) error $(TARGET_PATH)/f
     -f lavfi -i testsrc2=s=1280x720:r=25,format=rgb24 \
     -vf dnn_processing=dnn_backend=torch:model=$(DNN_TORCH_DIR)/conv.pt -frames:v 20 -f null -
 
+# .pt2 packages (torch.export + AOTInductor), compiled for this CPU at test
+# time by tools/dnn-torch-export.py (tests/dnn/make-torch-packages.sh): the
+# same frames as the TorchScript models give, and the mismatches refused
+DNN_TORCH_PT2_STAMP = $(DNN_TORCH_DATA)/packages.stamp
+$(DNN_TORCH_PT2_STAMP): $(SRC_PATH)/tests/dnn/make-torch-packages.sh $(SRC_PATH)/tools/dnn-torch-export.py $(DNN_TORCH_STAMP)
+	$(M)$< $(TORCH_PYTHON) $(SRC_PATH) $(@D) && touch $@
+
+# $(1) test name, $(2) package, $(3) TorchScript model, $(4) pixel format,
+# $(5) size, $(6) "exact" or the minimum PSNR, $(7) more options of both
+define FATE_DNN_TORCH_PT2_COMPARE
+FATE_DNN_TORCH_PT2 += fate-dnn-torch-pt2-$(1)
+fate-dnn-torch-pt2-$(1): CMD = $$(DNN_TORCH_CHECK) compare $(TARGET_PATH) $(6) \
+    -f lavfi -i testsrc2=s=$(5):r=25,format=rgb24 -frames:v 3 \
+    -vf scale,format=$(4),dnn_processing=dnn_backend=torch:model=$$(DNN_TORCH_DIR)/$(2).pt2$(7),format=$(4) -- \
+    -f lavfi -i testsrc2=s=$(5):r=25,format=rgb24 -frames:v 3 \
+    -vf scale,format=$(4),dnn_processing=dnn_backend=torch:model=$$(DNN_TORCH_DIR)/$(3).pt$(7),format=$(4)
+endef
+$(eval $(call FATE_DNN_TORCH_PT2_COMPARE,swap-invert-rgb24,swap_invert,swap_invert,rgb24,317x239,exact))
+$(eval $(call FATE_DNN_TORCH_PT2_COMPARE,swap-invert-yuv420p,swap_invert,swap_invert,yuv420p,320x240,exact,:yuv_input=rgb))
+$(eval $(call FATE_DNN_TORCH_PT2_COMPARE,static-64x48,swap_invert_64x48,swap_invert,bgr24,64x48,exact))
+$(eval $(call FATE_DNN_TORCH_PT2_COMPARE,conv-rgb24,conv,conv,rgb24,320x240,50))
+# and the frames themselves, for the record
+FATE_DNN_TORCH_PT2 += fate-dnn-torch-pt2-swap-invert-crc
+fate-dnn-torch-pt2-swap-invert-crc: CMD = framecrc -f lavfi -i testsrc2=s=320x240:r=25,format=rgb24 -frames:v 5 \
+    -vf dnn_processing=dnn_backend=torch:model=$(DNN_TORCH_DIR)/swap_invert.pt2:model_format=pt2
+
+# $(1) test name, $(2) model file, $(3) size, $(4) pixel format, $(5) options
+define FATE_DNN_TORCH_PT2_ERROR
+FATE_DNN_TORCH_PT2 += fate-dnn-torch-pt2-error-$(1)
+fate-dnn-torch-pt2-error-$(1): CMD = $$(DNN_TORCH_CHECK) error $(TARGET_PATH)/ffmpeg \
+    -f lavfi -i testsrc2=s=$(3):r=25,format=$(4) -frames:v 2 \
+    -vf dnn_processing=dnn_backend=torch:model=$$(DNN_TORCH_DIR)/$(2)$(5) -f null -
+endef
+$(eval $(call FATE_DNN_TORCH_PT2_ERROR,static-size,swap_invert_64x48.pt2,320x240,rgb24,))
+$(eval $(call FATE_DNN_TORCH_PT2_ERROR,precision,swap_invert-fp16.pt2,64x48,rgb24,))
+$(eval $(call FATE_DNN_TORCH_PT2_ERROR,torch-version,swap_invert-torch2.10.pt2,64x48,rgb24,))
+$(eval $(call FATE_DNN_TORCH_PT2_ERROR,no-metadata,swap_invert-nometa.pt2,64x48,rgb24,))
+$(eval $(call FATE_DNN_TORCH_PT2_ERROR,channels,swap_invert.pt2,64x48,gray,))
+$(eval $(call FATE_DNN_TORCH_PT2_ERROR,not-a-package,swap_invert.pt,64x48,rgb24,:model_format=pt2))
+$(eval $(call FATE_DNN_TORCH_PT2_ERROR,corrupt,corrupt.pt,64x48,rgb24,:model_format=pt2))
+$(eval $(call FATE_DNN_TORCH_PT2_ERROR,forced-torchscript,swap_invert.pt2,64x48,rgb24,:model_format=torchscript))
+$(FATE_DNN_TORCH_PT2): $(DNN_TORCH_PT2_STAMP)
+FATE_DNN_TORCH += $(FATE_DNN_TORCH_PT2)
+
 # The models are made at test time by a Python with torch.  A build host
 # without one (a distribution building against a C++-only LibTorch) skips
 # these tests, and says so, rather than failing them; "make check" then

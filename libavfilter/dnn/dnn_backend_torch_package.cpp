@@ -1,0 +1,307 @@
+/*
+ * Copyright (c) 2026 the FFmpeg DNN CUDA fork developers
+ *
+ * This file is part of FFmpeg.
+ *
+ * FFmpeg is free software; you can redistribute it and/or
+ * modify it under the terms of the GNU Lesser General Public
+ * License as published by the Free Software Foundation; either
+ * version 2.1 of the License, or (at your option) any later version.
+ *
+ * FFmpeg is distributed in the hope that it will be useful,
+ * but WITHOUT ANY WARRANTY; without even the implied warranty of
+ * MERCHANTABILITY or FITNESS FOR A PARTICULAR PURPOSE.  See the GNU
+ * Lesser General Public License for more details.
+ *
+ * You should have received a copy of the GNU Lesser General Public
+ * License along with FFmpeg; if not, write to the Free Software
+ * Foundation, Inc., 51 Franklin Street, Fifth Floor, Boston, MA 02110-1301 USA
+ */
+
+#include <cinttypes>
+#include <cstdlib>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <caffe2/serialize/inline_container.h>
+#include <torch/csrc/inductor/aoti_package/model_package_loader.h>
+#include <torch/version.h>
+
+#include "dnn_backend_torch_package.h"
+
+#include "dnn_backend_torch_error.h"
+#include "dnn_backend_torch_precision.h"
+
+/** One side of the input's size: [min, max]; equal for a static size. */
+struct THPackageRange {
+    int64_t min, max;
+};
+
+class THPackage {
+public:
+    std::string path;
+    std::string device_key;             ///< AOTI_DEVICE_KEY: "cpu", "cuda"
+    std::string cpu_isa;                ///< AOTI_CPU_ISA: "AVX512 AVX512_VNNI", ...
+    int precision;                      ///< enum THPrecision of its input
+    c10::MemoryFormat memory_format;
+    int64_t channels;
+    THPackageRange height, width;
+    std::unique_ptr<torch::inductor::AOTIModelPackageLoader> loader;
+};
+
+/** Whether the file is a zip archive holding AOTInductor's compiled model. */
+static bool is_package_file(const char *filename)
+{
+    try {
+        caffe2::serialize::PyTorchStreamReader reader(filename);
+        for (const std::string &name : reader.getAllRecords())
+            if (name.rfind("data/aotinductor/", 0) == 0)
+                return true;
+    } catch (const std::exception &) {
+        // not a PyTorch archive: TorchScript's loader says what it is
+    }
+    return false;
+}
+
+static int parse_precision(const std::string &name)
+{
+    for (int p = TH_PRECISION_FP32; p <= TH_PRECISION_BF16; p++)
+        if (name == th_precision_name(p))
+            return p;
+    return -1;
+}
+
+/** "N" (static) or "MIN-MAX", positive. */
+static bool parse_range(const std::string &text, THPackageRange *range)
+{
+    char *end;
+    long long min = strtoll(text.c_str(), &end, 10), max = min;
+
+    if (*end == '-')
+        max = strtoll(end + 1, &end, 10);
+    if (end == text.c_str() || *end || min < 1 || max < min)
+        return false;
+    range->min = min;
+    range->max = max;
+    return true;
+}
+
+static std::string range_text(const THPackageRange &r)
+{
+    return r.min == r.max ? std::to_string(r.min)
+                          : std::to_string(r.min) + "-" + std::to_string(r.max);
+}
+
+/** LibTorch's version without its build's suffix ("2.11.0+cu130" -> "2.11.0"). */
+static std::string base_version(const std::string &version)
+{
+    return version.substr(0, version.find('+'));
+}
+
+/** Read the ffmpeg_dnn_* metadata of tools/dnn-torch-export.py into p. */
+static int read_description(THPackage *p, const std::unordered_map<std::string, std::string> &meta,
+                            DnnContext *ctx)
+{
+    auto value = [&](const char *key) {
+        auto it = meta.find(key);
+        return it == meta.end() ? std::string() : it->second;
+    };
+    const std::string torch_version = base_version(value("ffmpeg_dnn_torch"));
+    const std::string format = value("ffmpeg_dnn_memory_format");
+    const char *bad = NULL;
+
+    if (value("ffmpeg_dnn_version") != "1") {
+        av_log(ctx, AV_LOG_ERROR, "The .pt2 package \"%s\" does not say what input it takes "
+               "(no ffmpeg_dnn_* metadata): its compiled code would read frames of another "
+               "size or type out of bounds, so it is not run. Make it with "
+               "tools/dnn-torch-export.py\n", p->path.c_str());
+        return AVERROR(EINVAL);
+    }
+    if (torch_version != base_version(TORCH_VERSION)) {
+        av_log(ctx, AV_LOG_ERROR, "The .pt2 package \"%s\" was made by torch %s, but this "
+               "LibTorch is %s: export it again with torch %s\n", p->path.c_str(),
+               torch_version.c_str(), TORCH_VERSION, TORCH_VERSION);
+        return AVERROR(EINVAL);
+    }
+    p->device_key = value("AOTI_DEVICE_KEY");
+    p->cpu_isa    = value("AOTI_CPU_ISA");
+    p->precision  = parse_precision(value("ffmpeg_dnn_dtype"));
+    p->channels   = strtoll(value("ffmpeg_dnn_channels").c_str(), NULL, 10);
+    if (p->precision < 0)
+        bad = "ffmpeg_dnn_dtype";
+    else if (format != "contiguous" && format != "channels_last")
+        bad = "ffmpeg_dnn_memory_format";
+    else if (p->channels < 1)
+        bad = "ffmpeg_dnn_channels";
+    else if (!parse_range(value("ffmpeg_dnn_height"), &p->height))
+        bad = "ffmpeg_dnn_height";
+    else if (!parse_range(value("ffmpeg_dnn_width"), &p->width))
+        bad = "ffmpeg_dnn_width";
+    if (bad) {
+        av_log(ctx, AV_LOG_ERROR, "The .pt2 package \"%s\" has an invalid %s: \"%s\"\n",
+               p->path.c_str(), bad, value(bad).c_str());
+        return AVERROR_INVALIDDATA;
+    }
+    p->memory_format = format == "channels_last" ? c10::MemoryFormat::ChannelsLast
+                                                 : c10::MemoryFormat::Contiguous;
+    av_log(ctx, AV_LOG_VERBOSE, "A .pt2 package for %s: %s %s input of %" PRId64 " channels, "
+           "height %s, width %s\n", p->device_key.c_str(), th_precision_name(p->precision),
+           format.c_str(), p->channels, range_text(p->height).c_str(),
+           range_text(p->width).c_str());
+    return 0;
+}
+
+static int open_package(THPackage **package, DnnContext *ctx)
+{
+    const char *filename = ctx->model_filename;
+    std::unique_ptr<THPackage> p;
+    int ret;
+
+    if (!is_package_file(filename)) {
+        if (ctx->torch_option.model_format != TH_MODEL_FORMAT_PT2)
+            return 0;
+        av_log(ctx, AV_LOG_ERROR, "\"%s\" is not a .pt2 package (torch.export + AOTInductor), "
+               "but model_format=pt2\n", filename);
+        return AVERROR_INVALIDDATA;
+    }
+    p.reset(new THPackage);
+    p->path = filename;
+    ret = read_description(p.get(),
+                           torch::inductor::AOTIModelPackageLoader::load_metadata_from_package(
+                               filename, "model"), ctx);
+    if (ret < 0)
+        return ret;
+    *package = p.release();
+    return 0;
+}
+
+int th_package_open(THPackage **package, DnnContext *ctx) noexcept
+{
+    *package = NULL;
+    if (ctx->torch_option.model_format == TH_MODEL_FORMAT_TORCHSCRIPT)
+        return 0;
+    return th_catch_all(ctx, "Could not read the .pt2 package",
+                        [&] { return open_package(package, ctx); });
+}
+
+/**
+ * Whether this CPU has the instruction sets a CPU package's code was
+ * compiled for (it would die of SIGILL otherwise).
+ */
+static bool cpu_runs(const std::string &isa)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    if (isa.find("AVX512") != std::string::npos && !__builtin_cpu_supports("avx512f"))
+        return false;
+    if (isa.find("AVX2") != std::string::npos && !__builtin_cpu_supports("avx2"))
+        return false;
+#endif
+    return true;
+}
+
+/** Whether the package can run where the model runs; logs why not. */
+static int check_placement(const THPackage *p, const c10::Device &device, int cuda_frames,
+                           DnnContext *ctx)
+{
+    if (p->device_key != "cpu") {
+        av_log(ctx, AV_LOG_ERROR, "The .pt2 package was compiled for %s; this build runs "
+               ".pt2 packages on the CPU only: export one with --device cpu, or use "
+               "TorchScript\n", p->device_key.empty() ? "an unknown device" : p->device_key.c_str());
+        return AVERROR(ENOSYS);
+    }
+    if (!cpu_runs(p->cpu_isa)) {
+        av_log(ctx, AV_LOG_ERROR, "The .pt2 package holds code for a CPU with %s, which "
+               "this CPU lacks: export it on this machine\n", p->cpu_isa.c_str());
+        return AVERROR(ENOSYS);
+    }
+    if (cuda_frames || !device.is_cpu()) {
+        av_log(ctx, AV_LOG_ERROR, "The .pt2 package was compiled for the CPU, but the model "
+               "runs on %s (%s): use device=cpu with frames in system memory\n",
+               device.str().c_str(), cuda_frames ? "CUDA frames" : "the device option");
+        return AVERROR(EINVAL);
+    }
+    if (p->precision != ctx->torch_option.precision) {
+        av_log(ctx, AV_LOG_ERROR, "The .pt2 package computes in %s, but precision=%s: set "
+               "precision=%s\n", th_precision_name(p->precision),
+               th_precision_name(ctx->torch_option.precision), th_precision_name(p->precision));
+        return AVERROR(EINVAL);
+    }
+    return 0;
+}
+
+int th_package_place(THPackage *package, const c10::Device &device, int cuda_frames,
+                     DnnContext *ctx) noexcept
+{
+    int ret = check_placement(package, device, cuda_frames, ctx);
+
+    if (ret < 0)
+        return ret;
+    return th_catch_all(ctx, "Could not load the .pt2 package's code", [&] {
+        package->loader.reset(new torch::inductor::AOTIModelPackageLoader(package->path));
+        return 0;
+    });
+}
+
+static bool in_range(int64_t v, const THPackageRange &r)
+{
+    return v >= r.min && v <= r.max;
+}
+
+/** Whether input is what the package takes; logs why not. */
+static int check_input(const THPackage *p, const torch::Tensor &input, DnnContext *ctx)
+{
+    if (input.dim() != 4 || input.size(0) != 1 || input.scalar_type() != th_precision_dtype(ctx)) {
+        av_log(ctx, AV_LOG_ERROR, "The .pt2 package's input is not one %s picture\n",
+               th_precision_name(p->precision));
+        return AVERROR_BUG;
+    }
+    if (input.size(1) != p->channels) {
+        av_log(ctx, AV_LOG_ERROR, "The .pt2 package takes %" PRId64 " channels; the input "
+               "has %" PRId64 "\n", p->channels, (int64_t)input.size(1));
+        return AVERROR(EINVAL);
+    }
+    if (!in_range(input.size(2), p->height) || !in_range(input.size(3), p->width)) {
+        av_log(ctx, AV_LOG_ERROR, "The .pt2 package takes pictures of width %s and height "
+               "%s; these are %" PRId64 "x%" PRId64 "%s\n", range_text(p->width).c_str(),
+               range_text(p->height).c_str(), (int64_t)input.size(3), (int64_t)input.size(2),
+               p->width.min == p->width.max && p->height.min == p->height.max ?
+               " (a static package: export one with dynamic height and width)" : "");
+        return AVERROR(EINVAL);
+    }
+    return 0;
+}
+
+static int run_package(THPackage *p, const torch::Tensor &input, torch::Tensor *output,
+                       DnnContext *ctx)
+{
+    std::vector<torch::Tensor> outputs;
+    int ret = check_input(p, input, ctx);
+
+    if (ret < 0)
+        return ret;
+    outputs = p->loader->run({ input.contiguous(p->memory_format) });
+    if (outputs.size() != 1) {
+        av_log(ctx, AV_LOG_ERROR, "The .pt2 package returned %zu tensors, not one\n",
+               outputs.size());
+        return AVERROR(EINVAL);
+    }
+    *output = outputs[0];
+    return 0;
+}
+
+int th_package_run(THPackage *package, const torch::Tensor &input, torch::Tensor *output,
+                   DnnContext *ctx) noexcept
+{
+    return th_catch_all(ctx, "Model inference failed",
+                        [&] { return run_package(package, input, output, ctx); });
+}
+
+void th_package_free(THPackage **package) noexcept
+{
+    try {
+        delete *package;
+    } catch (...) {
+        // nothing can be done about a failing unload
+    }
+    *package = NULL;
+}

@@ -1,0 +1,74 @@
+/*
+ * Copyright (c) 2026 the FFmpeg DNN CUDA fork developers
+ *
+ * This file is part of FFmpeg.
+ *
+ * FFmpeg is free software; you can redistribute it and/or
+ * modify it under the terms of the GNU Lesser General Public
+ * License as published by the Free Software Foundation; either
+ * version 2.1 of the License, or (at your option) any later version.
+ *
+ * FFmpeg is distributed in the hope that it will be useful,
+ * but WITHOUT ANY WARRANTY; without even the implied warranty of
+ * MERCHANTABILITY or FITNESS FOR A PARTICULAR PURPOSE.  See the GNU
+ * Lesser General Public License for more details.
+ *
+ * You should have received a copy of the GNU Lesser General Public
+ * License along with FFmpeg; if not, write to the Free Software
+ * Foundation, Inc., 51 Franklin Street, Fifth Floor, Boston, MA 02110-1301 USA
+ */
+
+/**
+ * @file
+ * Models as .pt2 packages (torch.export + AOTInductor) in the LibTorch
+ * backend: compiled code, run by LibTorch's AOTIModelPackageLoader instead
+ * of TorchScript's interpreter.
+ *
+ * A package's compiled code trusts its input: a size or dtype other than
+ * the one it was compiled for is read out of bounds, not refused.  So the
+ * backend runs only packages that say what they take: the metadata that
+ * tools/dnn-torch-export.py writes into them (ffmpeg_dnn_* keys: dtype,
+ * memory format, channels, height and width ranges, torch version), and
+ * checks every input against it.
+ */
+
+#ifndef AVFILTER_DNN_DNN_BACKEND_TORCH_PACKAGE_H
+#define AVFILTER_DNN_DNN_BACKEND_TORCH_PACKAGE_H
+
+#include <torch/torch.h>
+
+extern "C" {
+#include "libavfilter/dnn_interface.h"
+}
+
+/** torch model_format: what the model file is. */
+enum THModelFormat { TH_MODEL_FORMAT_AUTO, TH_MODEL_FORMAT_TORCHSCRIPT, TH_MODEL_FORMAT_PT2 };
+
+class THPackage;
+
+/**
+ * Open the model file as a .pt2 package if it is one (model_format=auto:
+ * by its content; pt2: it must be) and read what it takes.  *package stays
+ * NULL for a TorchScript file.  Never throws: 0 or an AVERROR, logged.
+ */
+int th_package_open(THPackage **package, DnnContext *ctx) noexcept;
+
+/**
+ * Check the package against where it runs (device; frames in system
+ * memory; the precision option) and load its code there.  Never throws: 0
+ * or an AVERROR, logged.
+ */
+int th_package_place(THPackage *package, const c10::Device &device, int cuda_frames,
+                     DnnContext *ctx) noexcept;
+
+/**
+ * Run the package on input (1xCxHxW on its device, in its dtype): the
+ * input's channels and size are checked against the package's first.
+ * Never throws: 0 or an AVERROR, logged.
+ */
+int th_package_run(THPackage *package, const torch::Tensor &input, torch::Tensor *output,
+                   DnnContext *ctx) noexcept;
+
+void th_package_free(THPackage **package) noexcept;
+
+#endif /* AVFILTER_DNN_DNN_BACKEND_TORCH_PACKAGE_H */

@@ -1,0 +1,228 @@
+#!/usr/bin/env python3
+"""Export a PyTorch module for FFmpeg's dnn_processing (LibTorch backend).
+
+    dnn-torch-export.py MODULE OUTPUT [options]
+
+MODULE is path/to/file.py:Class or package.module:Class, constructed without
+arguments (--args gives them as JSON); --checkpoint loads a state_dict into
+it.  OUTPUT is a .pt2 package (torch.export + AOTInductor: compiled ahead of
+time, the faster and current format) or, with --format torchscript, a
+TorchScript file.
+
+A .pt2 package's compiled code does not check its input, so the package
+records what it takes (metadata keys ffmpeg_dnn_*: dtype, memory format,
+channels, height and width ranges, torch version); the backend checks every
+frame against them and runs no package without them.  By default height and
+width are dynamic (--min-size to --max-size); --static WxH compiles for one
+size.  CPU packages hold code for the CPU they are compiled on; CUDA ones for
+the GPU.
+
+Then the result is checked against the module in eager PyTorch on a random
+frame (in a separate process: some torch builds' Python loader of .pt2
+packages crashes), and what it takes and the largest error are printed.
+Exit status: 0, or 1 with a message.
+"""
+import argparse
+import importlib
+import importlib.util
+import json
+import os
+import subprocess
+import sys
+import time
+import warnings
+
+warnings.filterwarnings("ignore")
+import torch  # noqa: E402
+
+DTYPES = {"fp32": torch.float32, "fp16": torch.float16, "bf16": torch.bfloat16}
+# the example's size: not 0 or 1 (torch.export specializes those), even
+EXAMPLE_HW = (66, 98)
+
+
+def fail(message):
+    print("error: " + message, file=sys.stderr)
+    sys.exit(1)
+
+
+def load_class(spec):
+    where, sep, name = spec.rpartition(":")
+    if not sep or not where or not name:
+        fail("MODULE must be file.py:Class or module:Class, not %r" % spec)
+    if where.endswith(".py"):
+        if not os.path.isfile(where):
+            fail("no such file: %s" % where)
+        module_spec = importlib.util.spec_from_file_location("exported_model", where)
+        module = importlib.util.module_from_spec(module_spec)
+        sys.path.insert(0, os.path.dirname(os.path.abspath(where)))
+        module_spec.loader.exec_module(module)
+    else:
+        module = importlib.import_module(where)
+    if not hasattr(module, name):
+        fail("%s has no %s" % (where, name))
+    return getattr(module, name)
+
+
+def parse_size(text, what):
+    try:
+        w, h = (int(v) for v in text.lower().split("x"))
+    except ValueError:
+        fail("%s must be WIDTHxHEIGHT, not %r" % (what, text))
+    if w < 2 or h < 2:
+        fail("%s must be at least 2x2" % what)
+    return w, h
+
+
+def build_module(args):
+    cls = load_class(args.module)
+    module = cls(*json.loads(args.args))
+    if args.checkpoint:
+        state = torch.load(args.checkpoint, map_location="cpu", weights_only=True)
+        module.load_state_dict(state)
+    return module.eval()
+
+
+def describe(args):
+    if args.static:
+        w, h = parse_size(args.static, "--static")
+        return {"height": str(h), "width": str(w)}, (h, w)
+    min_side = args.min_size
+    max_w, max_h = parse_size(args.max_size, "--max-size")
+    if min_side < 2 or min_side > min(max_w, max_h):
+        fail("--min-size must be 2 to the smaller side of --max-size")
+    example = (max(min_side, min(EXAMPLE_HW[0], max_h)), max(min_side, min(EXAMPLE_HW[1], max_w)))
+    return {"height": "%d-%d" % (min_side, max_h), "width": "%d-%d" % (min_side, max_w)}, example
+
+
+def export_pt2(module, x, sizes, args, memory_format):
+    dynamic = None
+    if not args.static:
+        lo_h, hi_h = (int(v) for v in sizes["height"].split("-"))
+        lo_w, hi_w = (int(v) for v in sizes["width"].split("-"))
+        dynamic = ({2: torch.export.Dim("height", min=lo_h, max=hi_h),
+                    3: torch.export.Dim("width", min=lo_w, max=hi_w)},)
+    metadata = {
+        "ffmpeg_dnn_version": "1",
+        "ffmpeg_dnn_torch": torch.__version__,
+        "ffmpeg_dnn_dtype": args.precision,
+        "ffmpeg_dnn_memory_format": memory_format,
+        "ffmpeg_dnn_channels": str(args.channels),
+        "ffmpeg_dnn_height": sizes["height"],
+        "ffmpeg_dnn_width": sizes["width"],
+    }
+    try:
+        program = torch.export.export(module, (x,), dynamic_shapes=dynamic)
+    except Exception as e:  # torch.export's own errors say what to change
+        fail("torch.export failed: %s" % str(e).strip().splitlines()[0])
+    torch._inductor.aoti_compile_and_package(
+        program, package_path=args.output,
+        inductor_configs={"aot_inductor.metadata": metadata})
+    return metadata
+
+
+CHECK_SCRIPT = r"""
+import sys, torch
+package = torch._inductor.aoti_load_package(sys.argv[1])
+x = torch.load(sys.argv[2])
+torch.save(package(x), sys.argv[3])
+"""
+
+
+def check(args, module, x, dtype, memory_format):
+    """Largest |package - eager| on x, run in another process."""
+    tmp = args.output + ".check"
+    with torch.no_grad():
+        expected = module(x).float()
+    torch.save(x, tmp + ".in")
+    try:
+        if args.format == "torchscript":
+            got = torch.jit.load(args.output, map_location=args.device)(x)
+        else:
+            run = subprocess.run([sys.executable, "-c", CHECK_SCRIPT, args.output, tmp + ".in",
+                                  tmp + ".out"], capture_output=True, text=True)
+            if run.returncode != 0:
+                print("could not run the package in Python (exit status %d): %s" % (
+                      run.returncode, (run.stderr.strip().splitlines() or ["no message"])[-1]))
+                return None
+            got = torch.load(tmp + ".out")
+            if isinstance(got, (list, tuple)):
+                got = got[0]
+    finally:
+        for f in (tmp + ".in", tmp + ".out"):
+            if os.path.exists(f):
+                os.remove(f)
+    if got.shape != expected.shape:
+        fail("the result is %s, the module's %s" % (tuple(got.shape), tuple(expected.shape)))
+    return (got.float() - expected).abs().max().item()
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("module", help="file.py:Class or module:Class")
+    parser.add_argument("output", help="the .pt2 package (or TorchScript file) to write")
+    parser.add_argument("--args", default="[]", help="the class's arguments, as a JSON list")
+    parser.add_argument("--checkpoint", help="a state_dict to load into the module")
+    parser.add_argument("--format", choices=("pt2", "torchscript"), default="pt2")
+    parser.add_argument("--device", choices=("cpu", "cuda"), default="cpu")
+    parser.add_argument("--precision", choices=tuple(DTYPES), default="fp32")
+    parser.add_argument("--channels", type=int, default=3,
+                        help="of the input: 3 (RGB) or 1 (luma)")
+    parser.add_argument("--channels-last", choices=("auto", "on", "off"), default="auto",
+                        help="memory format of the input (auto: on for fp16/bf16 on CUDA)")
+    parser.add_argument("--static", metavar="WxH", help="compile for this size only")
+    parser.add_argument("--min-size", type=int, default=16,
+                        help="smallest height and width (dynamic sizes)")
+    parser.add_argument("--max-size", default="7680x4320", metavar="WxH",
+                        help="largest width and height (dynamic sizes)")
+    parser.add_argument("--no-check", action="store_true",
+                        help="skip the check against eager PyTorch")
+    parser.add_argument("--tolerance", type=float, default=None,
+                        help="largest error accepted in the check (default: 1e-4 for fp32, "
+                             "1e-2 for fp16/bf16)")
+    args = parser.parse_args()
+
+    if args.device == "cuda" and not torch.cuda.is_available():
+        fail("--device cuda, but this torch sees no CUDA GPU (CUDA packages are "
+             "compiled on one)")
+    if args.channels < 1:
+        fail("--channels must be positive")
+    dtype = DTYPES[args.precision]
+    channels_last = (args.channels_last == "on" or
+                     (args.channels_last == "auto" and args.device == "cuda" and
+                      args.precision != "fp32"))
+    memory_format = "channels_last" if channels_last else "contiguous"
+    torch_format = torch.channels_last if channels_last else torch.contiguous_format
+
+    module = build_module(args).to(args.device, dtype).to(memory_format=torch_format)
+    sizes, (h, w) = describe(args)
+    torch.manual_seed(0)
+    x = torch.rand(1, args.channels, h, w, device=args.device).to(dtype).contiguous(
+        memory_format=torch_format)
+
+    start = time.monotonic()
+    if args.format == "torchscript":
+        torch.jit.script(module).save(args.output)
+        print("wrote %s (TorchScript)" % args.output)
+    else:
+        export_pt2(module, x, sizes, args, memory_format)
+        print("wrote %s in %.0f s: a .pt2 package for %s; input %s %s, %d channels, "
+              "height %s, width %s (torch %s)" % (args.output, time.monotonic() - start,
+                                                 args.device, args.precision, memory_format,
+                                                 args.channels, sizes["height"], sizes["width"],
+                                                 torch.__version__))
+    if args.no_check:
+        return
+    error = check(args, module, x, dtype, memory_format)
+    if error is None:
+        return
+    tolerance = args.tolerance if args.tolerance is not None else (
+        1e-4 if args.precision == "fp32" else 1e-2)
+    print("check against eager PyTorch on a random %dx%d frame: max |diff| %.3g "
+          "(tolerance %.3g)" % (w, h, error, tolerance))
+    if error > tolerance:
+        fail("the result differs from the module's")
+
+
+if __name__ == "__main__":
+    main()
