@@ -203,6 +203,11 @@ static bool cpu_runs(const std::string &isa)
 static int check_placement(const THPackage *p, const c10::Device &device, int cuda_frames,
                            DnnContext *ctx)
 {
+    if (cuda_frames) {
+        av_log(ctx, AV_LOG_ERROR, "CUDA frames with a .pt2 package: not supported yet; "
+               "download the frames (hwdownload) or use a TorchScript model\n");
+        return AVERROR(ENOSYS);
+    }
     if (p->device_key != "cpu") {
         av_log(ctx, AV_LOG_ERROR, "The .pt2 package was compiled for %s; this build runs "
                ".pt2 packages on the CPU only: export one with --device cpu, or use "
@@ -214,10 +219,9 @@ static int check_placement(const THPackage *p, const c10::Device &device, int cu
                "this CPU lacks: export it on this machine\n", p->cpu_isa.c_str());
         return AVERROR(ENOSYS);
     }
-    if (cuda_frames || !device.is_cpu()) {
-        av_log(ctx, AV_LOG_ERROR, "The .pt2 package was compiled for the CPU, but the model "
-               "runs on %s (%s): use device=cpu with frames in system memory\n",
-               device.str().c_str(), cuda_frames ? "CUDA frames" : "the device option");
+    if (!device.is_cpu()) {
+        av_log(ctx, AV_LOG_ERROR, "The .pt2 package was compiled for the CPU, but "
+               "device=%s: use device=cpu\n", ctx->device ? ctx->device : device.str().c_str());
         return AVERROR(EINVAL);
     }
     if (p->precision != ctx->torch_option.precision) {
