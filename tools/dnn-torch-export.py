@@ -27,8 +27,10 @@ import importlib
 import importlib.util
 import json
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
 import time
 import warnings
 
@@ -125,21 +127,24 @@ import sys, torch
 package = torch._inductor.aoti_load_package(sys.argv[1])
 x = torch.load(sys.argv[2])
 torch.save(package(x), sys.argv[3])
+del package  # its destructor removes what it unpacked into /tmp
 """
 
 
 def check(args, module, x, dtype, memory_format):
     """Largest |package - eager| on x, run in another process."""
-    tmp = args.output + ".check"
     with torch.no_grad():
         expected = module(x).float()
+    tmpdir = tempfile.mkdtemp(prefix="check.")
+    tmp = os.path.join(tmpdir, "check")
     torch.save(x, tmp + ".in")
     try:
         if args.format == "torchscript":
             got = torch.jit.load(args.output, map_location=args.device)(x)
         else:
             run = subprocess.run([sys.executable, "-c", CHECK_SCRIPT, args.output, tmp + ".in",
-                                  tmp + ".out"], capture_output=True, text=True)
+                                  tmp + ".out"], capture_output=True, text=True,
+                                 env=dict(os.environ, TMPDIR=tmpdir))  # what it unpacks
             if run.returncode != 0:
                 print("could not run the package in Python (exit status %d): %s" % (
                       run.returncode, (run.stderr.strip().splitlines() or ["no message"])[-1]))
@@ -148,9 +153,7 @@ def check(args, module, x, dtype, memory_format):
             if isinstance(got, (list, tuple)):
                 got = got[0]
     finally:
-        for f in (tmp + ".in", tmp + ".out"):
-            if os.path.exists(f):
-                os.remove(f)
+        shutil.rmtree(tmpdir, ignore_errors=True)
     if got.shape != expected.shape:
         fail("the result is %s, the module's %s" % (tuple(got.shape), tuple(expected.shape)))
     return (got.float() - expected).abs().max().item()
@@ -225,4 +228,9 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    # torch leaves unpacked packages and build files in TMPDIR: give it its own
+    os.environ["TMPDIR"] = tempfile.tempdir = tempfile.mkdtemp(prefix="dnn-torch-export.")
+    try:
+        main()
+    finally:
+        shutil.rmtree(os.environ["TMPDIR"], ignore_errors=True)

@@ -13,6 +13,8 @@ python=$1
 src=$2
 out=$3
 gen=$src/tests/dnn/gen_torch_models.py
+# torch's compile cache, here rather than in /tmp/torchinductor_$USER
+export TORCHINDUCTOR_CACHE_DIR="$(cd "$out" && pwd)/inductor-cache"
 
 # export NAME ARGS...: OUTDIR/NAME.pt2, or the end of its log and exit 1
 export_pt2() {
