@@ -35,8 +35,12 @@ int main(int argc, char **argv)
     }
     const c10::ScalarType dtype = precision == "fp16" ? torch::kFloat16 :
                                   precision == "bf16" ? torch::kBFloat16 : torch::kFloat32;
-    const c10::MemoryFormat format = precision == "fp32" ? c10::MemoryFormat::Contiguous :
-                                                           c10::MemoryFormat::ChannelsLast;
+    // BARE_CHANNELS_LAST=0|1: the memory format (default: channels-last for
+    // fp16/bf16, as the filter's channels_last=auto on a GPU)
+    const char *cl = getenv("BARE_CHANNELS_LAST");
+    const bool channels_last = cl ? atoi(cl) != 0 : precision != "fp32";
+    const c10::MemoryFormat format = channels_last ? c10::MemoryFormat::ChannelsLast :
+                                                     c10::MemoryFormat::Contiguous;
     const long   width   = argc > 2 ? atol(argv[2]) : 1920;
     const long   height  = argc > 3 ? atol(argv[3]) : 1080;
     const double seconds = argc > 4 ? atof(argv[4]) : 3.0;

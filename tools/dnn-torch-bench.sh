@@ -26,7 +26,9 @@
 # (/usr/local/cuda), for the CUDA headers; BENCH_FILTER_OPTS, more
 # dnn_processing options for the CUDA-frame runs (":optimize=1"); BENCH_REPEAT
 # (3), runs per CUDA-frame measurement; BENCH_MODELS, the models measured;
-# BENCH_PRECISIONS (fp32 fp16 bf16), the precisions measured.
+# BENCH_PRECISIONS (fp32 fp16 bf16), the precisions measured.  Whether
+# channels_last helps: BENCH_FILTER_OPTS=:channels_last=0 BARE_CHANNELS_LAST=0
+# against the default (on for fp16 and bf16).
 set -eu
 
 [ $# -eq 1 ] || { echo "usage: $0 BUILDDIR" >&2; exit 1; }

@@ -14,7 +14,8 @@ src=$2
 out=$3
 gen=$src/tests/dnn/gen_torch_models.py
 # torch's compile cache, here rather than in /tmp/torchinductor_$USER
-export TORCHINDUCTOR_CACHE_DIR="$(cd "$out" && pwd)/inductor-cache"
+TORCHINDUCTOR_CACHE_DIR=$(cd "$out" && pwd)/inductor-cache
+export TORCHINDUCTOR_CACHE_DIR
 
 # export NAME ARGS...: OUTDIR/NAME.pt2, or the end of its log and exit 1
 export_pt2() {
