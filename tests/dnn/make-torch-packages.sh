@@ -32,4 +32,5 @@ export_pt2() {
 export_pt2 swap_invert "$gen:SwapInvert"
 export_pt2 conv "$gen:SmallConv" --checkpoint "$out/conv.state.pt" --no-check
 export_pt2 swap_invert_64x48 "$gen:SwapInvert" --static 64x48 --no-check
+export_pt2 conv_fp16 "$gen:SmallConv" --checkpoint "$out/conv.state.pt" --precision fp16 --no-check
 "$python" "$gen" pt2-variants "$out/swap_invert.pt2"

@@ -164,6 +164,13 @@ $(eval $(call FATE_DNN_TORCH_PT2_COMPARE,swap-invert-rgb24,swap_invert,swap_inve
 $(eval $(call FATE_DNN_TORCH_PT2_COMPARE,swap-invert-yuv420p,swap_invert,swap_invert,yuv420p,320x240,exact,:yuv_input=rgb))
 $(eval $(call FATE_DNN_TORCH_PT2_COMPARE,static-64x48,swap_invert_64x48,swap_invert,bgr24,64x48,exact))
 $(eval $(call FATE_DNN_TORCH_PT2_COMPARE,conv-rgb24,conv,conv,rgb24,320x240,50))
+# an fp16 package (precision=fp16) against the fp32 TorchScript model
+FATE_DNN_TORCH_PT2 += fate-dnn-torch-pt2-conv-fp16
+fate-dnn-torch-pt2-conv-fp16: CMD = $(DNN_TORCH_CHECK) compare $(TARGET_PATH) 45 \
+    -f lavfi -i testsrc2=s=160x120:r=25,format=rgb24 -frames:v 3 \
+    -vf dnn_processing=dnn_backend=torch:model=$(DNN_TORCH_DIR)/conv_fp16.pt2:precision=fp16 -- \
+    -f lavfi -i testsrc2=s=160x120:r=25,format=rgb24 -frames:v 3 \
+    -vf dnn_processing=dnn_backend=torch:model=$(DNN_TORCH_DIR)/conv.pt
 # and the frames themselves, for the record
 FATE_DNN_TORCH_PT2 += fate-dnn-torch-pt2-swap-invert-crc
 fate-dnn-torch-pt2-swap-invert-crc: CMD = framecrc -f lavfi -i testsrc2=s=320x240:r=25,format=rgb24 -frames:v 5 \
