@@ -84,33 +84,38 @@ def build_module(args):
     return module.eval()
 
 
-def describe(args):
+def size_ranges(args):
+    """(min, max) of height and width, and the example's (height, width)."""
     if args.static:
         w, h = parse_size(args.static, "--static")
-        return {"height": str(h), "width": str(w)}, (h, w)
+        return {"height": (h, h), "width": (w, w)}, (h, w)
     min_side = args.min_size
     max_w, max_h = parse_size(args.max_size, "--max-size")
     if min_side < 2 or min_side > min(max_w, max_h):
         fail("--min-size must be 2 to the smaller side of --max-size")
     example = (max(min_side, min(EXAMPLE_HW[0], max_h)), max(min_side, min(EXAMPLE_HW[1], max_w)))
-    return {"height": "%d-%d" % (min_side, max_h), "width": "%d-%d" % (min_side, max_w)}, example
+    return {"height": (min_side, max_h), "width": (min_side, max_w)}, example
+
+
+def range_text(lo_hi):
+    """As the metadata says it: "N" (static) or "MIN-MAX"."""
+    lo, hi = lo_hi
+    return str(lo) if lo == hi else "%d-%d" % (lo, hi)
 
 
 def export_pt2(module, x, sizes, args, memory_format):
     dynamic = None
     if not args.static:
-        lo_h, hi_h = (int(v) for v in sizes["height"].split("-"))
-        lo_w, hi_w = (int(v) for v in sizes["width"].split("-"))
-        dynamic = ({2: torch.export.Dim("height", min=lo_h, max=hi_h),
-                    3: torch.export.Dim("width", min=lo_w, max=hi_w)},)
+        dynamic = ({2: torch.export.Dim("height", min=sizes["height"][0], max=sizes["height"][1]),
+                    3: torch.export.Dim("width", min=sizes["width"][0], max=sizes["width"][1])},)
     metadata = {
         "ffmpeg_dnn_version": "1",
         "ffmpeg_dnn_torch": torch.__version__,
         "ffmpeg_dnn_dtype": args.precision,
         "ffmpeg_dnn_memory_format": memory_format,
         "ffmpeg_dnn_channels": str(args.channels),
-        "ffmpeg_dnn_height": sizes["height"],
-        "ffmpeg_dnn_width": sizes["width"],
+        "ffmpeg_dnn_height": range_text(sizes["height"]),
+        "ffmpeg_dnn_width": range_text(sizes["width"]),
     }
     try:
         program = torch.export.export(module, (x,), dynamic_shapes=dynamic)
@@ -131,7 +136,7 @@ del package  # its destructor removes what it unpacked into /tmp
 """
 
 
-def check(args, module, x, dtype, memory_format):
+def check(args, module, x):
     """Largest |package - eager| on x, run in another process."""
     with torch.no_grad():
         expected = module(x).float()
@@ -198,7 +203,7 @@ def main():
     torch_format = torch.channels_last if channels_last else torch.contiguous_format
 
     module = build_module(args).to(args.device, dtype).to(memory_format=torch_format)
-    sizes, (h, w) = describe(args)
+    sizes, (h, w) = size_ranges(args)
     torch.manual_seed(0)
     x = torch.rand(1, args.channels, h, w, device=args.device).to(dtype).contiguous(
         memory_format=torch_format)
@@ -212,11 +217,12 @@ def main():
         print("wrote %s in %.0f s: a .pt2 package for %s; input %s %s, %d channels, "
               "height %s, width %s (torch %s)" % (args.output, time.monotonic() - start,
                                                  args.device, args.precision, memory_format,
-                                                 args.channels, sizes["height"], sizes["width"],
+                                                 args.channels, range_text(sizes["height"]),
+                                                 range_text(sizes["width"]),
                                                  torch.__version__))
     if args.no_check:
         return
-    error = check(args, module, x, dtype, memory_format)
+    error = check(args, module, x)
     if error is None:
         return
     tolerance = args.tolerance if args.tolerance is not None else (

@@ -302,10 +302,6 @@ int th_package_run(THPackage *package, const torch::Tensor &input, torch::Tensor
 
 void th_package_free(THPackage **package) noexcept
 {
-    try {
-        delete *package;
-    } catch (...) {
-        // nothing can be done about a failing unload
-    }
+    delete *package; // destructors do not throw: an exception there terminates anyway
     *package = NULL;
 }

@@ -211,16 +211,6 @@ void ff_dnn_color_tensor_to_frame_rows(const DNNColorConvert *p, int cy0, int cy
             dnn_color_tensor_to_block(&p->layout, &p->matrix, &p->frame, &p->tensor, cx, cy, &p->source);
 }
 
-void ff_dnn_color_frame_to_tensor(const DNNColorConvert *p)
-{
-    ff_dnn_color_frame_to_tensor_rows(p, 0, p->frame.height);
-}
-
-void ff_dnn_color_tensor_to_frame(const DNNColorConvert *p)
-{
-    ff_dnn_color_tensor_to_frame_rows(p, 0, ff_dnn_color_chroma_rows(p));
-}
-
 int ff_dnn_color_channels(enum AVPixelFormat format, int yuv_input)
 {
     const AVPixFmtDescriptor *desc = av_pix_fmt_desc_get(format);

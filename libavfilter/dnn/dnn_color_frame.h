@@ -61,15 +61,11 @@ enum AVPixelFormat ff_dnn_color_frame_layout(const AVFrame *frame);
  */
 void ff_dnn_color_planes(const AVFrame *frame, const DNNColorLayout *l, DNNColorPlanes *p);
 
-/** The conversions, for frames in system memory and float32 tensors. */
-void ff_dnn_color_frame_to_tensor(const DNNColorConvert *p);
-void ff_dnn_color_tensor_to_frame(const DNNColorConvert *p);
-
 /**
- * The same, a band at a time, for callers that spread the work over
- * threads: luma rows [y0, y1) to the tensor; chroma rows [cy0, cy1) (with
- * their luma) to the frame, of ff_dnn_color_chroma_rows() in all.  Bands
- * write disjoint memory.
+ * The conversions, for frames in system memory and float32 tensors, a band
+ * at a time (callers spread the bands over threads): luma rows [y0, y1) to
+ * the tensor; chroma rows [cy0, cy1) (with their luma) to the frame, of
+ * ff_dnn_color_chroma_rows() in all.  Bands write disjoint memory.
  */
 void ff_dnn_color_frame_to_tensor_rows(const DNNColorConvert *p, int y0, int y1);
 void ff_dnn_color_tensor_to_frame_rows(const DNNColorConvert *p, int cy0, int cy1);

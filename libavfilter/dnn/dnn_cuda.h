@@ -65,7 +65,6 @@ typedef struct DNNCudaFrames {
  */
 int ff_dnn_cuda_supported(enum AVPixelFormat sw_format);
 
-
 /**
  * Check that inlink carries CUDA frames the DNN filters can take, and log
  * why not (with the supported layouts) if it does not.

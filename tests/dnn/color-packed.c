@@ -61,7 +61,7 @@ static int check_layout(enum AVPixelFormat format)
     // frame -> tensor: bytes 0, 1, 2 of each pixel, over 255
     ff_dnn_color_planes(in, &p.layout, &p.frame);
     p.tensor = (DNNColorTensor){ tensor, DNN_COLOR_FLOAT32, 3, W * H, W, 1 };
-    ff_dnn_color_frame_to_tensor(&p);
+    ff_dnn_color_frame_to_tensor_rows(&p, 0, p.frame.height);
     for (int c = 0; c < 3; c++)
         for (int y = 0; y < H; y++)
             for (int x = 0; x < W; x++) {
@@ -76,7 +76,7 @@ static int check_layout(enum AVPixelFormat format)
     tensor[2] = -0.2f;
     ff_dnn_color_planes(out, &p.layout, &p.frame);
     ff_dnn_color_planes(in, &p.layout, &p.source);
-    ff_dnn_color_tensor_to_frame(&p);
+    ff_dnn_color_tensor_to_frame_rows(&p, 0, ff_dnn_color_chroma_rows(&p));
     for (int y = 0; y < H; y++)
         for (int x = 0; x < W; x++)
             for (int b = 0; b < 4; b++) {
@@ -95,7 +95,7 @@ static int check_layout(enum AVPixelFormat format)
         big_tensor[i] = 0.5f;
     ff_dnn_color_planes(big, &p.layout, &p.frame);
     p.tensor = (DNNColorTensor){ big_tensor, DNN_COLOR_FLOAT32, 3, 2 * W * H, 2 * W, 1 };
-    ff_dnn_color_tensor_to_frame(&p);
+    ff_dnn_color_tensor_to_frame_rows(&p, 0, ff_dnn_color_chroma_rows(&p));
     for (int y = 0; y < H; y++)
         for (int x = 0; x < 2 * W; x++)
             for (int b = 0; b < 4; b++) {
