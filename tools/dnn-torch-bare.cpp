@@ -1,13 +1,15 @@
 /*
  * Bare LibTorch throughput: the ceiling for dnn_processing with device=cuda.
  *
- *   dnn-torch-bare MODEL.pt [WIDTH HEIGHT [SECONDS [PRECISION]]]
+ *   dnn-torch-bare MODEL.pt|MODEL.pt2 [WIDTH HEIGHT [SECONDS [PRECISION]]]
  *       (default 1920 1080 3 fp32)
  *
  * Runs MODEL on one preallocated 1x3xHxW input on cuda:0, back to back, with no
  * frame conversion or copies, and prints one line "fps: N".  PRECISION fp16
  * or bf16 casts the model and input, channels-last (the filter's default for
- * them on a GPU).
+ * them on a GPU).  A .pt2 package (tools/dnn-torch-export.py --device cuda)
+ * runs through LibTorch's AOTIModelPackageLoader, on an input in the
+ * package's precision (PRECISION must be it) and memory format.
  * Used by tools/dnn-torch-bench.sh.
  */
 
@@ -15,12 +17,58 @@
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include <ATen/Context.h>
+#include <torch/csrc/inductor/aoti_package/model_package_loader.h>
 #include <torch/cuda.h>
 #include <torch/script.h>
+
+/** One model, TorchScript or .pt2, run on one input. */
+class BareModel {
+public:
+    virtual ~BareModel() = default;
+    virtual void run(const torch::Tensor &input) = 0;
+};
+
+class TorchScriptModel : public BareModel {
+public:
+    TorchScriptModel(const char *path, const torch::Device &dev, c10::ScalarType dtype,
+                     c10::MemoryFormat format)
+        : model(torch::jit::load(path))
+    {
+        model.to(dev);
+        model.to(dtype);
+        model.eval();
+        for (torch::Tensor param : model.parameters())
+            if (param.dim() == 4)
+                param.set_data(param.contiguous(format));
+    }
+    void run(const torch::Tensor &input) override { model.forward({ input }); }
+
+private:
+    torch::jit::Module model;
+};
+
+class PackageModel : public BareModel {
+public:
+    PackageModel(const char *path, const torch::Device &dev)
+        : loader(path, "model", false, 1, dev.index()) {}
+    /** Its input's memory format, as tools/dnn-torch-export.py recorded it. */
+    c10::MemoryFormat memory_format()
+    {
+        return loader.get_metadata()["ffmpeg_dnn_memory_format"] == "channels_last" ?
+               c10::MemoryFormat::ChannelsLast : c10::MemoryFormat::Contiguous;
+    }
+    std::string precision() { return loader.get_metadata()["ffmpeg_dnn_dtype"]; }
+    // on the current stream, as the filter runs it on FFmpeg's
+    void run(const torch::Tensor &input) override { loader.run({ input }); }
+
+private:
+    torch::inductor::AOTIModelPackageLoader loader;
+};
 
 int main(int argc, char **argv)
 {
@@ -59,13 +107,21 @@ int main(int argc, char **argv)
         using clock = std::chrono::steady_clock;
         const torch::Device dev(torch::kCUDA, 0);
 
-        torch::jit::Module model = torch::jit::load(argv[1]);
-        model.to(dev);
-        model.to(dtype);
-        model.eval();
-        for (torch::Tensor param : model.parameters())
-            if (param.dim() == 4)
-                param.set_data(param.contiguous(format));
+        const std::string path = argv[1];
+        std::unique_ptr<BareModel> model;
+        c10::MemoryFormat input_format = format;
+        if (path.size() > 4 && path.compare(path.size() - 4, 4, ".pt2") == 0) {
+            auto package = std::make_unique<PackageModel>(argv[1], dev);
+            if (package->precision() != precision) {
+                fprintf(stderr, "error: the package computes in %s, not %s\n",
+                        package->precision().c_str(), precision.c_str());
+                return 1;
+            }
+            input_format = package->memory_format();
+            model = std::move(package);
+        } else {
+            model = std::make_unique<TorchScriptModel>(argv[1], dev, dtype, format);
+        }
         // as the filter does: let cuDNN pick the fastest algorithm for the fixed size
         at::globalContext().setBenchmarkCuDNN(true);
         // BARE_OPTIMIZE=0: TorchScript without graph optimization, as the filter's default
@@ -73,14 +129,13 @@ int main(int argc, char **argv)
             torch::jit::setGraphExecutorOptimize(atoi(opt) != 0);
         c10::InferenceMode guard;
 
-        std::vector<torch::jit::IValue> inputs{
-            torch::rand({1, 3, height, width}, torch::TensorOptions().device(dev))
-                .to(dtype).contiguous(format)
-        };
+        const torch::Tensor input = torch::rand({1, 3, height, width},
+                                                torch::TensorOptions().device(dev))
+                                        .to(dtype).contiguous(input_format);
 
         // warm-up: cuDNN autotuning, CUDA context, caching allocator
         for (int i = 0; i < 20; i++)
-            model.forward(inputs);
+            model->run(input);
         torch::cuda::synchronize();
 
         // kernels are queued asynchronously: synchronize before reading the clock
@@ -89,7 +144,7 @@ int main(int argc, char **argv)
         const auto start = clock::now();
         do {
             for (int i = 0; i < 50; i++)
-                model.forward(inputs);
+                model->run(input);
             frames += 50;
             torch::cuda::synchronize();
             elapsed = std::chrono::duration<double>(clock::now() - start).count();

@@ -4,16 +4,20 @@
 #
 #   tools/dnn-torch-bench.sh BUILDDIR
 #
-# For each model of the bench set of tests/dnn/gen_torch_models.py and each
-# precision (fp32; fp16 and bf16, channels-last), on 1920x1080 frames:
+# For each model of the bench set of tests/dnn/gen_torch_models.py, each
+# precision (fp32; fp16 and bf16, channels-last) and each format (TorchScript;
+# .pt2, an AOTInductor package of the same weights with dynamic height and
+# width, compiled here by tools/dnn-torch-export.py the first time, then
+# reused from BUILDDIR/bench/models), on 1920x1080 frames:
 #   bare         tools/dnn-torch-bare.cpp: the model on a tensor already on
 #                the GPU, no frame handling at all (the ceiling), same precision
+#                and format
 #   rgb0, nv12, p010
 #                ffmpeg with CUDA frames of that layout (uploaded once,
 #                replayed by loop; yuv_input=rgb for the YUV ones): the median
 #                of BENCH_REPEAT runs, and their spread (min-max)
-#   CPU-frames   (fp32) ffmpeg with rgb24 frames in system memory,
-#                device=cuda:async=0 (the only way upstream has)
+#   CPU-frames   (fp32, TorchScript) ffmpeg with rgb24 frames in system
+#                memory, device=cuda:async=0 (the only way upstream has)
 # Each ffmpeg figure is the steady state of one run: the frames output in a
 # window of BENCH_SECONDS that starts BENCH_WARMUP seconds after the first
 # frame (tools/dnn-torch-steady-fps.py), so start-up is left out.
@@ -26,9 +30,11 @@
 # (/usr/local/cuda), for the CUDA headers; BENCH_FILTER_OPTS, more
 # dnn_processing options for the CUDA-frame runs (":optimize=1"); BENCH_REPEAT
 # (3), runs per CUDA-frame measurement; BENCH_MODELS, the models measured;
-# BENCH_PRECISIONS (fp32 fp16 bf16), the precisions measured.  Whether
+# BENCH_PRECISIONS (fp32 fp16 bf16), the precisions measured; BENCH_FORMATS
+# (torchscript pt2); BENCH_LAYOUTS (rgb0 nv12 p010le), the CUDA frames' layouts
+# (rgb0 first: the others are given as a share of it).  Whether
 # channels_last helps: BENCH_FILTER_OPTS=:channels_last=0 BARE_CHANNELS_LAST=0
-# against the default (on for fp16 and bf16).
+# BENCH_FORMATS=torchscript against the default (on for fp16 and bf16).
 set -eu
 
 [ $# -eq 1 ] || { echo "usage: $0 BUILDDIR" >&2; exit 1; }
@@ -47,6 +53,12 @@ h=1080
 repeat=${BENCH_REPEAT:-3}
 models=${BENCH_MODELS:-identity conv3x3 espcn_x2 srvgg_x2}
 all_precisions=${BENCH_PRECISIONS:-fp32 fp16 bf16}
+formats=${BENCH_FORMATS:-torchscript pt2}
+layouts=${BENCH_LAYOUTS:-rgb0 nv12 p010le}
+case " $layouts " in
+" rgb0 "*) ;;
+*) echo "error: BENCH_LAYOUTS must start with rgb0" >&2; exit 1 ;;
+esac
 case $repeat in
 ''|*[!0-9]*|0*) echo "error: BENCH_REPEAT must be a positive integer" >&2; exit 1 ;;
 esac
@@ -76,9 +88,9 @@ run() {
     }
 }
 
-# bare_fps MODEL PRECISION: sets fps
+# bare_fps MODEL-FILE PRECISION: sets fps
 bare_fps() {
-    run "dnn-torch-bare $1 $2" "$bare" "models/$1.pt" "$w" "$h" 3 "$2"
+    run "dnn-torch-bare $1 $2" "$bare" "$1" "$w" "$h" 3 "$2"
     fps=$(sed -n 's/^fps: //p' "$tmp/out")
     [ -n "$fps" ] || { echo "error: no 'fps:' line from dnn-torch-bare $1" >&2; exit 1; }
 }
@@ -117,7 +129,25 @@ cd "$bench"
 : >"$tmp/table"
 : >"$tmp/targets"
 
-# cuda_fps MODEL PRECISION LAYOUT: sets med and spread (min-max) of
+# package MODEL PRECISION: models/MODEL-PRECISION.pt2, compiled for this GPU
+# unless it is there already
+package() {
+    pt2=models/$1-$2.pt2
+    [ -f "$pt2" ] && return
+    case $1 in
+    conv3x3)  class=Conv3x3 ;;
+    espcn_x2) class=ESPCNx2 ;;
+    srvgg_x2) class=SRVGGNetCompact ;;
+    *)        class=Identity ;;
+    esac
+    echo "compiling $pt2" >&2
+    run "exporting $pt2" "$python" "$src/tools/dnn-torch-export.py" \
+        "$src/tests/dnn/gen_torch_models.py:$class" "$pt2.tmp" --checkpoint "models/$1.state.pt" \
+        --device cuda --precision "$2" --no-check
+    mv "$pt2.tmp" "$pt2"
+}
+
+# cuda_fps MODEL-FILE PRECISION LAYOUT: sets med and spread (min-max) of
 # BENCH_REPEAT measurements on CUDA frames
 cuda_fps() {
     yuv=; [ "$3" = rgb0 ] || yuv=:yuv_input=rgb
@@ -126,7 +156,7 @@ cuda_fps() {
     while [ "$i" -lt "$repeat" ]; do
         ffmpeg_fps -init_hw_device cuda=cu -filter_hw_device cu \
             -f lavfi -i "testsrc2=s=${w}x$h:r=25,format=$3" \
-            -vf "hwupload,loop=loop=-1:size=1,dnn_processing=dnn_backend=torch:model=models/$1.pt:precision=$2$yuv${BENCH_FILTER_OPTS:-}"
+            -vf "hwupload,loop=loop=-1:size=1,dnn_processing=dnn_backend=torch:model=$1:precision=$2$yuv${BENCH_FILTER_OPTS:-}"
         echo "$fps" >>"$tmp/runs"
         i=$((i + 1))
     done
@@ -147,44 +177,71 @@ target() {
     echo "target $1: $ok ($2 vs $4)" >>"$tmp/targets"
 }
 
+# row MODEL PRECISION FORMAT: one line of the table
+row() {
+    file=models/$1.pt
+    if [ "$3" = pt2 ]; then
+        package "$1" "$2"
+        file=$pt2
+    fi
+    echo "measuring $1 $2 $3: bare" >&2
+    bfps=-
+    # the identity returns its input: the bare loop measures nothing
+    if [ "$1" != identity ]; then
+        bare_fps "$file" "$2"
+        bfps=$fps
+    fi
+    echo "measuring $1 $2 $3: CUDA frames $layouts" >&2
+    label=$3; [ "$3" = torchscript ] && label=ts
+    line=$(printf "%-9s %-5s %-4s %8s" "$1" "$2" "$label" "$bfps")
+    for l in $layouts; do
+        cuda_fps "$file" "$2" "$l"
+        if [ "$l" = rgb0 ]; then
+            fps_rgb0=$med
+            share=$(ratio "$med" "$bfps")
+        else
+            share=$(ratio "$med" "$fps_rgb0")
+        fi
+        eval "fps_$l=\$med"
+        line="$line | $(printf "%8s %-15s %7s" "$med" "($spread)" "$share")"
+    done
+    cfps=-
+    if [ "$2" = fp32 ] && [ "$3" = torchscript ] && [ "$1" != srvgg_x2 ]; then
+        echo "measuring $1: filter, CPU frames" >&2
+        ffmpeg_fps -f lavfi -i "testsrc2=s=${w}x$h:r=25,format=rgb24" \
+            -vf "loop=loop=-1:size=1,dnn_processing=dnn_backend=torch:model=$file:device=cuda:async=0"
+        cfps=$fps
+    fi
+    echo "$line | $(printf "%8s" "$cfps")" >>"$tmp/table"
+    tail -n 1 "$tmp/table" >&2
+    if [ "$1" = identity ]; then
+        [ -z "${fps_nv12:-}" ] || target "identity on nv12 >= 5000 fps" "$fps_nv12" ">=" 5000
+    else
+        target "$1 $2 $3: rgb0 >= 0.9 x bare" "$fps_rgb0" ">=" "$(awk -v b="$bfps" 'BEGIN { print 0.9 * b }')"
+    fi
+    if [ "$1" = conv3x3 ] && [ "$2" = fp32 ] && [ "$3" = torchscript ]; then
+        for l in nv12 p010le; do
+            eval "v=\${fps_$l:-}"
+            [ -z "$v" ] || target "conv3x3 fp32: $l >= 0.95 x rgb0" "$v" ">=" "$(awk -v b="$fps_rgb0" 'BEGIN { print 0.95 * b }')"
+        done
+    fi
+    if [ "$1" = srvgg_x2 ] && [ "$2" = fp16 ] && [ "$3" = pt2 ] && [ -n "${fps_nv12:-}" ]; then
+        target "srvgg_x2 fp16 pt2: nv12 >= 100 fps" "$fps_nv12" ">=" 100
+    fi
+    unset fps_nv12 fps_p010le
+}
+
 for m in $models; do
     case $m in
     identity) precisions=fp32 ;;  # no weights: the precision changes nothing
     *)        precisions=$all_precisions ;;
     esac
     for p in $precisions; do
-        echo "measuring $m $p: bare" >&2
-        bfps=-
-        # the identity returns its input: the bare loop measures nothing
-        if [ "$m" != identity ]; then
-            bare_fps "$m" "$p"
-            bfps=$fps
-        fi
-        echo "measuring $m $p: CUDA frames rgb0, nv12, p010" >&2
-        cuda_fps "$m" "$p" rgb0;   fps_rgb0=$med spread_rgb0=$spread
-        cuda_fps "$m" "$p" nv12;   fps_nv12=$med spread_nv12=$spread
-        cuda_fps "$m" "$p" p010le; fps_p010le=$med spread_p010le=$spread
-        cfps=-
-        if [ "$p" = fp32 ] && [ "$m" != srvgg_x2 ]; then
-            echo "measuring $m: filter, CPU frames" >&2
-            ffmpeg_fps -f lavfi -i "testsrc2=s=${w}x$h:r=25,format=rgb24" \
-                -vf "loop=loop=-1:size=1,dnn_processing=dnn_backend=torch:model=models/$m.pt:device=cuda:async=0"
-            cfps=$fps
-        fi
-        printf "%-9s %-5s %8s | %8s %-15s %7s | %8s %-15s %7s | %8s %-15s %7s | %8s\n" \
-            "$m" "$p" "$bfps" "$fps_rgb0" "($spread_rgb0)" "$(ratio "$fps_rgb0" "$bfps")" \
-            "$fps_nv12" "($spread_nv12)" "$(ratio "$fps_nv12" "$fps_rgb0")" \
-            "$fps_p010le" "($spread_p010le)" "$(ratio "$fps_p010le" "$fps_rgb0")" "$cfps" >>"$tmp/table"
-        tail -n 1 "$tmp/table" >&2
-        if [ "$m" = identity ]; then
-            target "identity on nv12 >= 5000 fps" "$fps_nv12" ">=" 5000
-        else
-            target "$m $p: rgb0 >= 0.9 x bare" "$fps_rgb0" ">=" "$(awk -v b="$bfps" 'BEGIN { print 0.9 * b }')"
-        fi
-        if [ "$m" = conv3x3 ] && [ "$p" = fp32 ]; then
-            target "conv3x3 fp32: nv12 >= 0.95 x rgb0" "$fps_nv12" ">=" "$(awk -v b="$fps_rgb0" 'BEGIN { print 0.95 * b }')"
-            target "conv3x3 fp32: p010 >= 0.95 x rgb0" "$fps_p010le" ">=" "$(awk -v b="$fps_rgb0" 'BEGIN { print 0.95 * b }')"
-        fi
+        for f in $formats; do
+            # the identity has no code to compile: its package measures nothing new
+            [ "$m" = identity ] && [ "$f" = pt2 ] && continue
+            row "$m" "$p" "$f"
+        done
     done
 done
 
@@ -193,10 +250,15 @@ echo "torch: $torch_version ($T)"
 echo "ffmpeg: $("$ffmpeg" -version | head -n 1)"
 echo "frames: ${w}x$h; each ffmpeg figure: the frames output in ${window} s, from ${warmup} s after"
 echo "        the first one; CUDA-frame figures: median of $repeat runs (min-max)"
-echo "fps; % of bare for rgb0, % of rgb0 for nv12 and p010"
+echo "fps; % of bare (same format) for rgb0, % of rgb0 for the other layouts;"
+echo "fmt: torchscript (ts) or pt2 (AOTInductor package, dynamic height and width)"
 echo
-printf "%-9s %-5s %8s | %8s %-15s %7s | %8s %-15s %7s | %8s %-15s %7s | %8s\n" model prec bare \
-    rgb0 spread "%bare" nv12 spread "%rgb0" p010 spread "%rgb0" CPU-frm
+header=$(printf "%-9s %-5s %-4s %8s" model prec fmt bare)
+for l in $layouts; do
+    share="%rgb0"; [ "$l" = rgb0 ] && share="%bare"
+    header="$header | $(printf "%8s %-15s %7s" "$l" spread "$share")"
+done
+echo "$header | $(printf "%8s" CPU-frm)"
 cat "$tmp/table"
 echo
 cat "$tmp/targets"

@@ -14,8 +14,9 @@ records what it takes (metadata keys ffmpeg_dnn_*: dtype, memory format,
 channels, height and width ranges, torch version); the backend checks every
 frame against them and runs no package without them.  By default height and
 width are dynamic (--min-size to --max-size); --static WxH compiles for one
-size.  CPU packages hold code for the CPU they are compiled on; CUDA ones for
-the GPU.
+size.  CPU packages hold code for the CPU they are compiled on; CUDA ones
+kernels for the GPU's architecture (its compute capability, recorded in
+ffmpeg_dnn_cuda_capability and checked by the backend).
 
 Then the result is checked against the module in eager PyTorch on a random
 frame (in a separate process: some torch builds' Python loader of .pt2
@@ -117,6 +118,9 @@ def export_pt2(module, x, sizes, args, memory_format):
         "ffmpeg_dnn_height": range_text(sizes["height"]),
         "ffmpeg_dnn_width": range_text(sizes["width"]),
     }
+    if args.device == "cuda":
+        # its kernels are compiled for this GPU's architecture only
+        metadata["ffmpeg_dnn_cuda_capability"] = "%d.%d" % torch.cuda.get_device_capability()
     try:
         program = torch.export.export(module, (x,), dynamic_shapes=dynamic)
     except Exception as e:  # torch.export's own errors say what to change
@@ -214,9 +218,12 @@ def main():
         print("wrote %s (TorchScript)" % args.output)
     else:
         export_pt2(module, x, sizes, args, memory_format)
+        device = args.device
+        if device == "cuda":
+            device = "cuda (compute capability %d.%d)" % torch.cuda.get_device_capability()
         print("wrote %s in %.0f s: a .pt2 package for %s; input %s %s, %d channels, "
               "height %s, width %s (torch %s)" % (args.output, time.monotonic() - start,
-                                                 args.device, args.precision, memory_format,
+                                                 device, args.precision, memory_format,
                                                  args.channels, range_text(sizes["height"]),
                                                  range_text(sizes["width"]),
                                                  torch.__version__))

@@ -148,7 +148,7 @@ static int check_frames_device(const DNNCudaFrames *cf, const c10::Device *devic
     return 0;
 }
 
-static int move_model(const DNNCudaFrames *cf, torch::jit::Module *model,
+static int move_model(const DNNCudaFrames *cf, torch::jit::Module *model, THPackage *package,
                       const c10::Device &device, DnnContext *ctx)
 {
     THCudaSection section(cf, ctx);
@@ -156,6 +156,8 @@ static int move_model(const DNNCudaFrames *cf, torch::jit::Module *model,
 
     if (ret < 0)
         return ret;
+    if (package) // its memory and kernels are loaded in the frames' context
+        return th_package_place(package, device, 1, ctx);
     ret = th_catch_all(ctx, "Could not move the model to the frames' GPU",
                        [&] { model->to(device); return 0; });
     if (ret < 0)
@@ -163,16 +165,16 @@ static int move_model(const DNNCudaFrames *cf, torch::jit::Module *model,
     return th_precision_apply(model, device, ctx);
 }
 
-/** Check the frames' GPU, move the model there and say so. */
+/** Check the frames' GPU, place the model there and say so. */
 static int place_on_frames_gpu(const DNNCudaFrames *cf, torch::jit::Module *model,
-                               c10::Device *device, DnnContext *ctx)
+                               THPackage *package, c10::Device *device, DnnContext *ctx)
 {
     c10::Device frames_device(c10::kCUDA, cf->device_index);
     int ret = check_frames_device(cf, device, ctx);
 
     if (ret < 0)
         return ret;
-    ret = move_model(cf, model, frames_device, ctx);
+    ret = move_model(cf, model, package, frames_device, ctx);
     if (ret < 0)
         return ret;
     *device = frames_device;
@@ -190,14 +192,14 @@ static int place_on_frames_gpu(const DNNCudaFrames *cf, torch::jit::Module *mode
 }
 
 int th_cuda_place_model(DNNCudaFrames *cf, AVFilterLink *inlink, torch::jit::Module *model,
-                        c10::Device *device, DnnContext *ctx) noexcept
+                        THPackage *package, c10::Device *device, DnnContext *ctx) noexcept
 {
     int ret = ff_dnn_cuda_frames_init(cf, inlink, ctx);
 
     if (ret < 0)
         return ret;
     ret = th_catch_all(ctx, "Could not use the frames' GPU",
-                       [&] { return place_on_frames_gpu(cf, model, device, ctx); });
+                       [&] { return place_on_frames_gpu(cf, model, package, device, ctx); });
     if (ret < 0) {
         // unbound: teardown must not enter the frames' context for LibTorch
         ff_dnn_cuda_frames_uninit(cf);
@@ -207,7 +209,8 @@ int th_cuda_place_model(DNNCudaFrames *cf, AVFilterLink *inlink, torch::jit::Mod
     return 0;
 }
 
-void th_cuda_release_model(DNNCudaFrames *cf, torch::jit::Module **model, void *log_ctx) noexcept
+void th_cuda_release_model(DNNCudaFrames *cf, torch::jit::Module **model, THPackage **package,
+                           void *log_ctx) noexcept
 {
     bool last = uncount_bound_model(cf);
     {
@@ -216,6 +219,7 @@ void th_cuda_release_model(DNNCudaFrames *cf, torch::jit::Module **model, void *
             // the model's memory belongs to the frames' context: released in it
             delete *model;
             *model = NULL;
+            th_package_free(package);
             if (section.error() >= 0 && last)
                 c10::cuda::CUDACachingAllocator::emptyCache();
             return 0;

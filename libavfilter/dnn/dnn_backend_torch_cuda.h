@@ -42,6 +42,7 @@ extern "C" {
 }
 
 #include "dnn_backend_torch_error.h"
+#include "dnn_backend_torch_package.h"
 
 /**
  * Keeps cuDNN's autotuner on while any of our CUDA sections runs (video:
@@ -113,19 +114,22 @@ int th_cuda_flush(const DNNCudaFrames *cf, void *log_ctx) noexcept;
 /**
  * CUDA frames decide where the model runs: bind cf to the frames of inlink,
  * check that LibTorch can use their GPU and that the device option agrees,
- * and move the model there, into their context.  On failure cf is left
+ * and place the model there, in their context: the TorchScript model moved,
+ * or the .pt2 package (when not NULL) loaded.  On failure cf is left
  * unbound.  Never throws: 0 or an AVERROR, logged.
  */
 int th_cuda_place_model(DNNCudaFrames *cf, AVFilterLink *inlink, torch::jit::Module *model,
-                        c10::Device *device, DnnContext *ctx) noexcept;
+                        THPackage *package, c10::Device *device, DnnContext *ctx) noexcept;
 
 /**
- * Free the model in the frames' context and unbind cf.  The last model of a
- * CUDA context also empties LibTorch's cache of blocks (which belong to that
- * context, soon perhaps destroyed); models on other contexts keep theirs.
- * Never throws: failures (a GPU in error after a fault) are logged.
+ * Free the model (TorchScript, and the .pt2 package if any) in the frames'
+ * context and unbind cf.  The last model of a CUDA context also empties
+ * LibTorch's cache of blocks (which belong to that context, soon perhaps
+ * destroyed); models on other contexts keep theirs.  Never throws: failures
+ * (a GPU in error after a fault) are logged.
  */
-void th_cuda_release_model(DNNCudaFrames *cf, torch::jit::Module **model, void *log_ctx) noexcept;
+void th_cuda_release_model(DNNCudaFrames *cf, torch::jit::Module **model, THPackage **package,
+                           void *log_ctx) noexcept;
 
 /**
  * The model's input for a CUDA frame: 1xCxHxW in [0, 1], in the model's

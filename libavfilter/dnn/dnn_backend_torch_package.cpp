@@ -29,6 +29,13 @@
 
 #include "dnn_backend_torch_package.h"
 
+extern "C" {
+#include "config.h"
+}
+#if CONFIG_LIBTORCH_CUDA
+#include <ATen/cuda/CUDAContextLight.h>
+#endif
+
 #include "dnn_backend_torch_error.h"
 #include "dnn_backend_torch_precision.h"
 
@@ -42,6 +49,7 @@ public:
     std::string path;
     std::string device_key;             ///< AOTI_DEVICE_KEY: "cpu", "cuda"
     std::string cpu_isa;                ///< AOTI_CPU_ISA: "AVX512 AVX512_VNNI", ...
+    std::string cuda_capability;        ///< of the GPU it was compiled on: "9.0"
     int precision;                      ///< enum THPrecision of its input
     c10::MemoryFormat memory_format;
     int64_t channels;
@@ -125,6 +133,7 @@ static int read_description(THPackage *p, const std::unordered_map<std::string, 
     }
     p->device_key = value("AOTI_DEVICE_KEY");
     p->cpu_isa    = value("AOTI_CPU_ISA");
+    p->cuda_capability = value("ffmpeg_dnn_cuda_capability");
     p->precision  = parse_precision(value("ffmpeg_dnn_dtype"));
     p->channels   = strtoll(value("ffmpeg_dnn_channels").c_str(), NULL, 10);
     if (p->precision < 0)
@@ -199,51 +208,112 @@ static bool cpu_runs(const std::string &isa)
     return true;
 }
 
-/** Whether the package can run where the model runs; logs why not. */
-static int check_placement(const THPackage *p, const c10::Device &device, int cuda_frames,
-                           DnnContext *ctx)
+/** "cpu" or "cuda", as AOTI_DEVICE_KEY names them. */
+static std::string device_key(const c10::Device &device)
 {
-    if (cuda_frames) {
-        av_log(ctx, AV_LOG_ERROR, "CUDA frames with a .pt2 package: not supported yet; "
-               "download the frames (hwdownload) or use a TorchScript model\n");
-        return AVERROR(ENOSYS);
-    }
-    if (p->device_key != "cpu") {
-        av_log(ctx, AV_LOG_ERROR, "The .pt2 package was compiled for %s; this build runs "
-               ".pt2 packages on the CPU only: export one with --device cpu, or use "
-               "TorchScript\n", p->device_key.empty() ? "an unknown device" : p->device_key.c_str());
-        return AVERROR(ENOSYS);
-    }
-    if (!cpu_runs(p->cpu_isa)) {
+    return c10::DeviceTypeName(device.type(), /* lower_case */ true);
+}
+
+/** Whether the package was compiled for the device where the model runs; logs why not. */
+static int check_device(const THPackage *p, const c10::Device &device, int cuda_frames,
+                        DnnContext *ctx)
+{
+    const char *compiled_for = p->device_key.empty() ? "an unknown device" : p->device_key.c_str();
+
+    if (p->device_key == device_key(device))
+        return 0;
+    if (cuda_frames)
+        av_log(ctx, AV_LOG_ERROR, "The .pt2 package was compiled for %s, but the frames are "
+               "in CUDA memory: export it with --device cuda, or download the frames "
+               "(hwdownload)\n", compiled_for);
+    else if (p->device_key == "cuda")
+        av_log(ctx, AV_LOG_ERROR, "The .pt2 package was compiled for cuda, but device=%s: "
+               "use device=cuda or CUDA frames, or export it with --device %s\n",
+               ctx->device ? ctx->device : "cpu", device_key(device).c_str());
+    else
+        av_log(ctx, AV_LOG_ERROR, "The .pt2 package was compiled for %s, but device=%s: "
+               "use device=%s, or export it with --device %s\n", compiled_for,
+               ctx->device ? ctx->device : "cpu", compiled_for, device_key(device).c_str());
+    return AVERROR(EINVAL);
+}
+
+/**
+ * Whether the machine runs the package's code: CPU instruction sets (it
+ * would die of SIGILL otherwise), or the GPU's architecture (its kernels are
+ * compiled for the GPU it was made on).
+ */
+static int check_machine(const THPackage *p, const c10::Device &device, DnnContext *ctx)
+{
+    if (device.is_cpu() && !cpu_runs(p->cpu_isa)) {
         av_log(ctx, AV_LOG_ERROR, "The .pt2 package holds code for a CPU with %s, which "
                "this CPU lacks: export it on this machine\n", p->cpu_isa.c_str());
         return AVERROR(ENOSYS);
     }
-    if (!device.is_cpu()) {
-        av_log(ctx, AV_LOG_ERROR, "The .pt2 package was compiled for the CPU, but "
-               "device=%s: use device=cpu\n", ctx->device ? ctx->device : device.str().c_str());
-        return AVERROR(EINVAL);
+#if CONFIG_LIBTORCH_CUDA
+    if (device.is_cuda() && !p->cuda_capability.empty()) {
+        int index = device.has_index() ? device.index() : at::cuda::current_device();
+        const cudaDeviceProp *gpu = at::cuda::getDeviceProperties(index);
+        std::string capability = std::to_string(gpu->major) + "." + std::to_string(gpu->minor);
+
+        if (capability != p->cuda_capability) {
+            av_log(ctx, AV_LOG_ERROR, "The .pt2 package holds kernels for GPUs of compute "
+                   "capability %s; GPU %d (%s) is %s: export it on a GPU of this kind\n",
+                   p->cuda_capability.c_str(), index, gpu->name, capability.c_str());
+            return AVERROR(ENOSYS);
+        }
     }
+#endif
+    return 0;
+}
+
+/** The package's precision and memory format are those of the input; logs why not. */
+static int check_input_format(const THPackage *p, DnnContext *ctx)
+{
+    int channels_last = p->memory_format == c10::MemoryFormat::ChannelsLast;
+
     if (p->precision != ctx->torch_option.precision) {
         av_log(ctx, AV_LOG_ERROR, "The .pt2 package computes in %s, but precision=%s: set "
                "precision=%s\n", th_precision_name(p->precision),
                th_precision_name(ctx->torch_option.precision), th_precision_name(p->precision));
         return AVERROR(EINVAL);
     }
+    if (ctx->torch_option.channels_last >= 0 && ctx->torch_option.channels_last != channels_last) {
+        av_log(ctx, AV_LOG_ERROR, "The .pt2 package takes %s input, but channels_last=%d: "
+               "leave channels_last unset, the package decides\n",
+               channels_last ? "channels-last" : "NCHW", ctx->torch_option.channels_last);
+        return AVERROR(EINVAL);
+    }
+    // auto: the input is made in the package's format (th_precision_memory_format)
+    ctx->torch_option.channels_last = channels_last;
     return 0;
+}
+
+static int load_package(THPackage *p, const c10::Device &device, DnnContext *ctx)
+{
+    c10::DeviceIndex index = device.is_cuda() && device.has_index() ? device.index() : -1;
+
+    p->loader.reset(new torch::inductor::AOTIModelPackageLoader(p->path, "model", false, 1, index));
+    av_log(ctx, AV_LOG_VERBOSE, "The .pt2 package runs on %s\n", device.str().c_str());
+    return 0;
+}
+
+static int place_package(THPackage *p, const c10::Device &device, int cuda_frames,
+                         DnnContext *ctx)
+{
+    int ret;
+
+    if ((ret = check_device(p, device, cuda_frames, ctx)) < 0 ||
+        (ret = check_machine(p, device, ctx)) < 0 ||
+        (ret = check_input_format(p, ctx)) < 0)
+        return ret;
+    return load_package(p, device, ctx);
 }
 
 int th_package_place(THPackage *package, const c10::Device &device, int cuda_frames,
                      DnnContext *ctx) noexcept
 {
-    int ret = check_placement(package, device, cuda_frames, ctx);
-
-    if (ret < 0)
-        return ret;
-    return th_catch_all(ctx, "Could not load the .pt2 package's code", [&] {
-        package->loader.reset(new torch::inductor::AOTIModelPackageLoader(package->path));
-        return 0;
-    });
+    return th_catch_all(ctx, "Could not load the .pt2 package's code",
+                        [&] { return place_package(package, device, cuda_frames, ctx); });
 }
 
 static bool in_range(int64_t v, const THPackageRange &r)
@@ -254,7 +324,8 @@ static bool in_range(int64_t v, const THPackageRange &r)
 /** Whether input is what the package takes; logs why not. */
 static int check_input(const THPackage *p, const torch::Tensor &input, DnnContext *ctx)
 {
-    if (input.dim() != 4 || input.size(0) != 1 || input.scalar_type() != th_precision_dtype(ctx)) {
+    if (input.dim() != 4 || input.size(0) != 1 || input.scalar_type() != th_precision_dtype(ctx) ||
+        device_key(input.device()) != p->device_key) {
         av_log(ctx, AV_LOG_ERROR, "The .pt2 package's input is not one %s picture\n",
                th_precision_name(p->precision));
         return AVERROR_BUG;

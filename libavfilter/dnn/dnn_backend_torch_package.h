@@ -54,17 +54,22 @@ class THPackage;
 int th_package_open(THPackage **package, DnnContext *ctx) noexcept;
 
 /**
- * Check the package against where it runs (device; frames in system
- * memory; the precision option) and load its code there.  Never throws: 0
- * or an AVERROR, logged.
+ * Check the package against where it runs (device: the CUDA frames' GPU
+ * when cuda_frames, else the device option; its GPU's architecture; the
+ * precision option) and load its code there: on a GPU, inside the context
+ * that is current (the frames' one for CUDA frames).  channels_last=auto
+ * becomes the package's memory format, so that the input is written in it.
+ * Never throws: 0 or an AVERROR, logged.
  */
 int th_package_place(THPackage *package, const c10::Device &device, int cuda_frames,
                      DnnContext *ctx) noexcept;
 
 /**
  * Run the package on input (1xCxHxW on its device, in its dtype): the
- * input's channels and size are checked against the package's first.
- * Never throws: 0 or an AVERROR, logged.
+ * input's channels and size are checked against the package's first.  A
+ * CUDA package runs on the current stream: FFmpeg's inside a CUDA section
+ * (THCudaSection), LibTorch's otherwise.  Never throws: 0 or an AVERROR,
+ * logged.
  */
 int th_package_run(THPackage *package, const torch::Tensor &input, torch::Tensor *output,
                    DnnContext *ctx) noexcept;

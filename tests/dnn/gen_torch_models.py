@@ -10,7 +10,8 @@
         write copies of a .pt2 package (tools/dnn-torch-export.py) whose
         ffmpeg_dnn_* metadata says something else, for the error tests:
         PACKAGE-fp16.pt2 (an fp16 input), PACKAGE-torch2.10.pt2 (made by
-        another torch), PACKAGE-nometa.pt2 (no ffmpeg_dnn_* keys at all)
+        another torch), PACKAGE-nometa.pt2 (no ffmpeg_dnn_* keys at all);
+        of a CUDA package also PACKAGE-sm10.pt2 (compiled for another GPU)
     gen_torch_models.py reference MODEL IN.raw W H PIXFMT OUT.raw
         run MODEL on one or more raw frames (rgb24 or bgr24) in PyTorch, the
         independent reference for the inexact tests; writes raw frames of the
@@ -223,8 +224,8 @@ def generate(outdir, which="tests"):
     for name, cls in (BENCH_MODELS if which == "bench" else MODELS).items():
         torch.manual_seed(1234)
         model = cls() if name in TRAINING_MODE else cls().eval()
-        if name == "conv":  # its weights, for tools/dnn-torch-export.py --checkpoint
-            torch.save(model.state_dict(), os.path.join(outdir, "conv.state.pt"))
+        if name == "conv" or which == "bench":  # for tools/dnn-torch-export.py --checkpoint
+            torch.save(model.state_dict(), os.path.join(outdir, name + ".state.pt"))
         model = torch.jit.script(model)
         model.save(os.path.join(outdir, name + ".pt"))
     if which == "tests":
@@ -236,12 +237,15 @@ def pt2_variants(package):
     import json
     import zipfile
 
+    def is_metadata(info):
+        return info.filename.endswith("wrapper_metadata.json")
+
     def variant(suffix, change):
         with zipfile.ZipFile(package) as src, \
              zipfile.ZipFile(package[:-4] + suffix + ".pt2", "w") as dst:
             for info in src.infolist():
                 data = src.read(info)
-                if info.filename.endswith("wrapper_metadata.json"):
+                if is_metadata(info):
                     meta = json.loads(data)
                     change(meta)
                     data = json.dumps(meta).encode()
@@ -254,6 +258,10 @@ def pt2_variants(package):
     variant("-fp16", lambda meta: meta.update(ffmpeg_dnn_dtype="fp16"))
     variant("-torch2.10", lambda meta: meta.update(ffmpeg_dnn_torch="2.10.0+cpu"))
     variant("-nometa", no_description)
+    with zipfile.ZipFile(package) as src:
+        meta = json.loads(src.read(next(i for i in src.infolist() if is_metadata(i))))
+    if "ffmpeg_dnn_cuda_capability" in meta:
+        variant("-sm10", lambda meta: meta.update(ffmpeg_dnn_cuda_capability="1.0"))
 
 
 def reference(model_path, inp, w, h, pixfmt, out):

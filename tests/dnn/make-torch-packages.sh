@@ -1,17 +1,21 @@
 #!/bin/sh
-# Make the .pt2 packages (torch.export + AOTInductor, for the CPU) of the
-# torch backend's FATE tests with tools/dnn-torch-export.py, compiled here
-# with the host compiler:
+# Make the .pt2 packages (torch.export + AOTInductor) of the torch backend's
+# FATE tests with tools/dnn-torch-export.py, compiled here:
 #
-#   make-torch-packages.sh PYTHON SRC_PATH OUTDIR
+#   make-torch-packages.sh PYTHON SRC_PATH OUTDIR [cpu|cuda]
 #
-# OUTDIR holds the TorchScript models of gen_torch_models.py already (the
-# conv net's weights come from its conv.state.pt).  Each package takes
-# 20-40 s to compile on 2 cores; the logs go to OUTDIR/*.pt2.log.
+# cpu (make check): packages for this CPU, compiled with the host compiler;
+# each takes 20-40 s on 2 cores.  cuda (make check-gpu): packages for this
+# machine's GPU (cuda_*.pt2), which only a machine with one can compile, and
+# one CPU package to refuse on CUDA frames: about 100 s in all on the H200
+# machine (16 cores).  OUTDIR holds the TorchScript
+# models of gen_torch_models.py already (the conv net's weights come from its
+# conv.state.pt).  The logs go to OUTDIR/*.pt2.log.
 set -eu
 python=$1
 src=$2
 out=$3
+device=${4:-cpu}
 gen=$src/tests/dnn/gen_torch_models.py
 # torch's compile cache, here rather than in /tmp/torchinductor_$USER
 TORCHINDUCTOR_CACHE_DIR=$(cd "$out" && pwd)/inductor-cache
@@ -28,6 +32,29 @@ export_pt2() {
     }
 }
 
+if [ "$device" = cuda ]; then
+    # The frames' checks are FATE's: the package against the TorchScript
+    # model.  Each package takes 60-90 s to compile, mostly its C++ wrapper
+    # on one core: all at once, on a machine with a GPU and many cores.
+    export_pt2 cuda_swap_invert "$gen:SwapInvert" --device cuda --no-check &
+    pids=$!
+    export_pt2 cuda_swap_invert_320x240 "$gen:SwapInvert" --device cuda --static 320x240 --no-check &
+    pids="$pids $!"
+    export_pt2 cuda_conv "$gen:SmallConv" --checkpoint "$out/conv.state.pt" --device cuda --no-check &
+    pids="$pids $!"
+    export_pt2 cuda_conv_fp16 "$gen:SmallConv" --checkpoint "$out/conv.state.pt" --device cuda \
+        --precision fp16 --no-check &
+    pids="$pids $!"
+    export_pt2 cpu_swap_invert "$gen:SwapInvert" --static 64x48 --no-check &
+    pids="$pids $!"
+    status=0
+    for pid in $pids; do
+        wait "$pid" || status=1
+    done
+    [ $status = 0 ] || exit 1
+    "$python" "$gen" pt2-variants "$out/cuda_swap_invert.pt2"
+    exit 0
+fi
 # dynamic height and width, checked against eager PyTorch by the tool
 export_pt2 swap_invert "$gen:SwapInvert"
 export_pt2 conv "$gen:SmallConv" --checkpoint "$out/conv.state.pt" --no-check

@@ -234,6 +234,74 @@ fate-dnn-torch-cuda-gpu-memory: CMD = $(DNN_TORCH_CHECK) gpu-memory $(TARGET_PAT
     $(DNN_TORCH_CUDA_DEV) -f lavfi -i testsrc2=s=1920x1080:r=25,format=rgb0 \
     -vf hwupload,loop=loop=-1:size=1,dnn_processing=dnn_backend=torch:model=$(DNN_TORCH_DIR)/conv.pt -frames:v 1000 -f null -
 
+# .pt2 packages compiled for this machine's GPU at test time
+# (tests/dnn/make-torch-packages.sh cuda; a GPU is needed to compile them):
+# CUDA frames of every kind of layout, NVDEC's and system frames with
+# device=cuda give the same frames as the TorchScript models; the
+# mismatches are refused at configuration.
+DNN_TORCH_PT2_CUDA_STAMP = $(DNN_TORCH_DATA)/cuda-packages.stamp
+$(DNN_TORCH_PT2_CUDA_STAMP): $(SRC_PATH)/tests/dnn/make-torch-packages.sh $(SRC_PATH)/tools/dnn-torch-export.py $(DNN_TORCH_STAMP)
+	$(M)$< $(TORCH_PYTHON) $(SRC_PATH) $(@D) cuda && touch $@
+
+# $(1) test name, $(2) package, $(3) TorchScript model, $(4) layout, $(5) size,
+# $(6) "exact" or the minimum PSNR, $(7) options of both, $(8) of the package
+define FATE_DNN_TORCH_CUDA_PT2_COMPARE
+FATE_DNN_TORCH_CUDA_PT2 += fate-dnn-torch-cuda-pt2-$(1)
+fate-dnn-torch-cuda-pt2-$(1): CMD = $$(DNN_TORCH_CHECK) compare $(TARGET_PATH) $(6) \
+    $(DNN_TORCH_CUDA_DEV) -f lavfi -i testsrc2=s=$(5):r=25,format=rgb24 -frames:v 3 \
+    -vf scale,format=$(4),hwupload,dnn_processing=dnn_backend=torch:model=$$(DNN_TORCH_DIR)/$(2).pt2$(7)$(8),hwdownload,format=$(4) -- \
+    $(DNN_TORCH_CUDA_DEV) -f lavfi -i testsrc2=s=$(5):r=25,format=rgb24 -frames:v 3 \
+    -vf scale,format=$(4),hwupload,dnn_processing=dnn_backend=torch:model=$$(DNN_TORCH_DIR)/$(3).pt$(7),hwdownload,format=$(4)
+endef
+# exact: every kind of layout (packed RGB, 4:2:0, 4:2:2, 4:4:4; 8 and 16 bits)
+$(eval $(call FATE_DNN_TORCH_CUDA_PT2_COMPARE,swap-invert-rgb0,cuda_swap_invert,swap_invert,rgb0,317x239,exact,))
+$(eval $(call FATE_DNN_TORCH_CUDA_PT2_COMPARE,swap-invert-bgra,cuda_swap_invert,swap_invert,bgra,317x239,exact,))
+$(eval $(call FATE_DNN_TORCH_CUDA_PT2_COMPARE,swap-invert-nv12,cuda_swap_invert,swap_invert,nv12,320x240,exact,:yuv_input=rgb))
+$(eval $(call FATE_DNN_TORCH_CUDA_PT2_COMPARE,swap-invert-p010,cuda_swap_invert,swap_invert,p010le,320x240,exact,:yuv_input=rgb))
+$(eval $(call FATE_DNN_TORCH_CUDA_PT2_COMPARE,swap-invert-p216,cuda_swap_invert,swap_invert,p216le,320x240,exact,:yuv_input=rgb))
+$(eval $(call FATE_DNN_TORCH_CUDA_PT2_COMPARE,swap-invert-yuv444p,cuda_swap_invert,swap_invert,yuv444p,320x240,exact,:yuv_input=rgb))
+$(eval $(call FATE_DNN_TORCH_CUDA_PT2_COMPARE,swap-invert-yuv444p16,cuda_swap_invert,swap_invert,yuv444p16le,320x240,exact,:yuv_input=rgb))
+# a static package gives what the dynamic one gives
+$(eval $(call FATE_DNN_TORCH_CUDA_PT2_COMPARE,static-320x240,cuda_swap_invert_320x240,swap_invert,nv12,320x240,exact,:yuv_input=rgb))
+# the conv net: Triton's kernels against cuDNN's; fp16 against fp32
+$(eval $(call FATE_DNN_TORCH_CUDA_PT2_COMPARE,conv-rgb0,cuda_conv,conv,rgb0,317x239,50,))
+$(eval $(call FATE_DNN_TORCH_CUDA_PT2_COMPARE,conv-fp16-rgb0,cuda_conv_fp16,conv,rgb0,317x239,45,,:precision=fp16))
+
+# NVDEC's nv12 frames
+FATE_DNN_TORCH_CUDA_PT2 += fate-dnn-torch-cuda-pt2-nvdec
+fate-dnn-torch-cuda-pt2-nvdec: $(DNN_TORCH_CLIP)
+fate-dnn-torch-cuda-pt2-nvdec: CMD = $(DNN_TORCH_CHECK) compare $(TARGET_PATH) exact \
+    $(DNN_TORCH_NVDEC) -vf dnn_processing=dnn_backend=torch:model=$(DNN_TORCH_DIR)/cuda_swap_invert.pt2:yuv_input=rgb,hwdownload,format=nv12 -- \
+    $(DNN_TORCH_NVDEC) -vf dnn_processing=dnn_backend=torch:model=$(DNN_TORCH_DIR)/swap_invert.pt:yuv_input=rgb,hwdownload,format=nv12
+
+# frames in system memory with device=cuda
+FATE_DNN_TORCH_CUDA_PT2 += fate-dnn-torch-cuda-pt2-system-frames
+fate-dnn-torch-cuda-pt2-system-frames: REF = $(SRC_PATH)/tests/ref/fate/dnn-torch-swap-invert-rgb24
+fate-dnn-torch-cuda-pt2-system-frames: CMD = framecrc -f lavfi -i testsrc2=s=320x240:r=25,format=rgb24 -frames:v 5 \
+    -vf scale,format=rgb24,dnn_processing=dnn_backend=torch:model=$(DNN_TORCH_DIR)/cuda_swap_invert.pt2:device=cuda
+
+# $(1) test name, $(2) package, $(3) options, $(4) mode: error, or fails
+# with the pattern the error must match
+define FATE_DNN_TORCH_CUDA_PT2_ERROR
+FATE_DNN_TORCH_CUDA_PT2 += fate-dnn-torch-cuda-pt2-error-$(1)
+fate-dnn-torch-cuda-pt2-error-$(1): CMD = $$(DNN_TORCH_CHECK) $(4) $(TARGET_PATH)/ffmpeg $(DNN_TORCH_CUDA_DEV) \
+    -f lavfi -i testsrc2=s=64x48:r=25,format=rgb24 -frames:v 2 \
+    -vf format=rgb0,hwupload,dnn_processing=dnn_backend=torch:model=$$(DNN_TORCH_DIR)/$(2).pt2$(3) -f null -
+endef
+$(eval $(call FATE_DNN_TORCH_CUDA_PT2_ERROR,cpu-package,cpu_swap_invert,,error))
+$(eval $(call FATE_DNN_TORCH_CUDA_PT2_ERROR,static-size,cuda_swap_invert_320x240,,error))
+$(eval $(call FATE_DNN_TORCH_CUDA_PT2_ERROR,precision,cuda_conv_fp16,,error))
+$(eval $(call FATE_DNN_TORCH_CUDA_PT2_ERROR,channels-last,cuda_conv_fp16,:precision=fp16:channels_last=0,error))
+# (the message names the GPU: matched, not compared)
+$(eval $(call FATE_DNN_TORCH_CUDA_PT2_ERROR,other-gpu,cuda_swap_invert-sm10,,fails capability.1.0))
+# a CUDA package on the CPU
+FATE_DNN_TORCH_CUDA_PT2 += fate-dnn-torch-cuda-pt2-error-device-cpu
+fate-dnn-torch-cuda-pt2-error-device-cpu: CMD = $(DNN_TORCH_CHECK) error $(TARGET_PATH)/ffmpeg \
+    -f lavfi -i testsrc2=s=64x48:r=25,format=rgb24 -frames:v 2 \
+    -vf dnn_processing=dnn_backend=torch:model=$(DNN_TORCH_DIR)/cuda_swap_invert.pt2 -f null -
+$(FATE_DNN_TORCH_CUDA_PT2): $(DNN_TORCH_PT2_CUDA_STAMP)
+FATE_DNN_TORCH_CUDA += $(FATE_DNN_TORCH_CUDA_PT2)
+
 FATE_DNN_TORCH_CUDA := $(if $(CONFIG_LIBTORCH_CUDA),$(if $(CONFIG_CUDA),$(if $(DNN_TORCH_PYTHON_OK),$(FATE_DNN_TORCH_CUDA))))
 $(FATE_DNN_TORCH_CUDA): $(DNN_TORCH_STAMP)
 $(FATE_DNN_TORCH_CUDA): ffmpeg$(PROGSSUF)$(EXESUF)
