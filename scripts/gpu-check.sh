@@ -102,7 +102,7 @@ for step in $steps; do
         echo "clang: exit $?, $(($(date +%s) - start)) s"; tail -2 "$out/clang.log"
         continue
     fi
-    timeout 300 make "$step" >"$out/$step.log" 2>&1
+    timeout 450 make "$step" >"$out/$step.log" 2>&1
     echo "$step: exit $?, $(($(date +%s) - start)) s"; tail -4 "$out/$step.log"
 done
 fate=$top/build/tests/data/fate
