@@ -17,6 +17,9 @@ src=$2
 out=$3
 device=${4:-cpu}
 gen=$src/tests/dnn/gen_torch_models.py
+# FFmpeg's make exports CC and CXX with its quiet build's prefix ("@printf
+# ...; gcc"), which torch's compiler search would take for the compiler
+unset CC CXX
 # torch's compile cache, here rather than in /tmp/torchinductor_$USER
 TORCHINDUCTOR_CACHE_DIR=$(cd "$out" && pwd)/inductor-cache
 export TORCHINDUCTOR_CACHE_DIR
