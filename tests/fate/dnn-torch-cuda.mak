@@ -253,14 +253,13 @@ fate-dnn-torch-cuda-pt2-$(1): CMD = $$(DNN_TORCH_CHECK) compare $(TARGET_PATH) $
     $(DNN_TORCH_CUDA_DEV) -f lavfi -i testsrc2=s=$(5):r=25,format=rgb24 -frames:v 3 \
     -vf scale,format=$(4),hwupload,dnn_processing=dnn_backend=torch:model=$$(DNN_TORCH_DIR)/$(3).pt$(7),hwdownload,format=$(4)
 endef
-# exact: every kind of layout (packed RGB, 4:2:0, 4:2:2, 4:4:4; 8 and 16 bits)
-$(eval $(call FATE_DNN_TORCH_CUDA_PT2_COMPARE,swap-invert-rgb0,cuda_swap_invert,swap_invert,rgb0,317x239,exact,))
-$(eval $(call FATE_DNN_TORCH_CUDA_PT2_COMPARE,swap-invert-bgra,cuda_swap_invert,swap_invert,bgra,317x239,exact,))
-$(eval $(call FATE_DNN_TORCH_CUDA_PT2_COMPARE,swap-invert-nv12,cuda_swap_invert,swap_invert,nv12,320x240,exact,:yuv_input=rgb))
-$(eval $(call FATE_DNN_TORCH_CUDA_PT2_COMPARE,swap-invert-p010,cuda_swap_invert,swap_invert,p010le,320x240,exact,:yuv_input=rgb))
-$(eval $(call FATE_DNN_TORCH_CUDA_PT2_COMPARE,swap-invert-p216,cuda_swap_invert,swap_invert,p216le,320x240,exact,:yuv_input=rgb))
-$(eval $(call FATE_DNN_TORCH_CUDA_PT2_COMPARE,swap-invert-yuv444p,cuda_swap_invert,swap_invert,yuv444p,320x240,exact,:yuv_input=rgb))
-$(eval $(call FATE_DNN_TORCH_CUDA_PT2_COMPARE,swap-invert-yuv444p16,cuda_swap_invert,swap_invert,yuv444p16le,320x240,exact,:yuv_input=rgb))
+# exact: every layout the filter takes on CUDA frames
+DNN_TORCH_PT2_PACKED = rgb0 bgr0 rgba bgra
+DNN_TORCH_PT2_YUV    = nv12 p010le p012le p016le nv16 p210le p212le p216le \
+                       yuv420p yuv422p yuv444p yuv420p10le yuv422p10le yuv444p10le \
+                       yuv444p10msble yuv444p12msble yuv444p16le
+$(foreach l,$(DNN_TORCH_PT2_PACKED),$(eval $(call FATE_DNN_TORCH_CUDA_PT2_COMPARE,swap-invert-$(l),cuda_swap_invert,swap_invert,$(l),317x239,exact,)))
+$(foreach l,$(DNN_TORCH_PT2_YUV),$(eval $(call FATE_DNN_TORCH_CUDA_PT2_COMPARE,swap-invert-$(l),cuda_swap_invert,swap_invert,$(l),320x240,exact,:yuv_input=rgb)))
 # a static package gives what the dynamic one gives
 $(eval $(call FATE_DNN_TORCH_CUDA_PT2_COMPARE,static-320x240,cuda_swap_invert_320x240,swap_invert,nv12,320x240,exact,:yuv_input=rgb))
 # the conv net: Triton's kernels against cuDNN's; fp16 against fp32
