@@ -354,6 +354,8 @@ static int run_package(THPackage *p, const torch::Tensor &input, torch::Tensor *
 
     if (ret < 0)
         return ret;
+    // no stream handle: a CUDA package then runs on LibTorch's current
+    // stream, which a THCudaSection has made the frames' one
     outputs = p->loader->run({ input.contiguous(p->memory_format) });
     if (outputs.size() != 1) {
         av_log(ctx, AV_LOG_ERROR, "The .pt2 package returned %zu tensors, not one\n",
