@@ -200,7 +200,7 @@ fate-dnn-torch-cuda-error-device-assert-system-frames: CMD = $(DNN_TORCH_CHECK) 
 # and the teardown, which used to throw through C (abort), is clean.
 DNN_TORCH_NO_GPU = $(DNN_TORCH_DATA)/cudart-no-gpu.so
 $(DNN_TORCH_NO_GPU): $(SRC_PATH)/tests/dnn/cudart-no-gpu.c | $(DNN_TORCH_STAMP)
-	$(M)$(CC) -shared -fPIC -o $@ $<
+	$(CC) -shared -fPIC -o $@ $<
 FATE_DNN_TORCH_CUDA += fate-dnn-torch-cuda-error-torch-sees-no-gpu
 fate-dnn-torch-cuda-error-torch-sees-no-gpu: $(DNN_TORCH_NO_GPU)
 fate-dnn-torch-cuda-error-torch-sees-no-gpu: CMD = LD_PRELOAD=$(TARGET_PATH)/$(DNN_TORCH_NO_GPU) \

@@ -123,7 +123,7 @@ $(eval $(call FATE_DNN_TORCH_CPU_PRECISION,bf16))
 # NaN, alpha passed through or opaque (tests/dnn/color-packed.c)
 DNN_TORCH_COLOR_PACKED = $(DNN_TORCH_DATA)/color-packed$(EXESUF)
 $(DNN_TORCH_COLOR_PACKED): $(SRC_PATH)/tests/dnn/color-packed.c libavfilter/dnn/dnn_color.o $(FF_DEP_LIBS) | $(DNN_TORCH_STAMP)
-	$(M)$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@.o $< && \
+	$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@.o $<
 	$(LD) $(LDFLAGS) $(LDEXEFLAGS) -o $@ $@.o libavfilter/dnn/dnn_color.o $(FF_EXTRALIBS) $(ELIBS)
 FATE_DNN_TORCH += fate-dnn-torch-color-packed
 fate-dnn-torch-color-packed: $(DNN_TORCH_COLOR_PACKED)
