@@ -138,7 +138,7 @@ package() {
     conv3x3)  class=Conv3x3 ;;
     espcn_x2) class=ESPCNx2 ;;
     srvgg_x2) class=SRVGGNetCompact ;;
-    *)        class=Identity ;;
+    *)        echo "error: no .pt2 package for the bench model $1" >&2; exit 1 ;;
     esac
     echo "compiling $pt2" >&2
     run "exporting $pt2" "$python" "$src/tools/dnn-torch-export.py" \

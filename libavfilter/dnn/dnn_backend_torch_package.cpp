@@ -324,8 +324,10 @@ static bool in_range(int64_t v, const THPackageRange &r)
 /** Whether input is what the package takes; logs why not. */
 static int check_input(const THPackage *p, const torch::Tensor &input, DnnContext *ctx)
 {
+    // the input is made in the package's dtype and memory format (placement
+    // set channels_last), on its device: anything else is our bug
     if (input.dim() != 4 || input.size(0) != 1 || input.scalar_type() != th_precision_dtype(ctx) ||
-        device_key(input.device()) != p->device_key) {
+        device_key(input.device()) != p->device_key || !input.is_contiguous(p->memory_format)) {
         av_log(ctx, AV_LOG_ERROR, "The .pt2 package's input is not one %s picture\n",
                th_precision_name(p->precision));
         return AVERROR_BUG;
@@ -356,7 +358,7 @@ static int run_package(THPackage *p, const torch::Tensor &input, torch::Tensor *
         return ret;
     // no stream handle: a CUDA package then runs on LibTorch's current
     // stream, which a THCudaSection has made the frames' one
-    outputs = p->loader->run({ input.contiguous(p->memory_format) });
+    outputs = p->loader->run({ input });
     if (outputs.size() != 1) {
         av_log(ctx, AV_LOG_ERROR, "The .pt2 package returned %zu tensors, not one\n",
                outputs.size());

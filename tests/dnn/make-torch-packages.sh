@@ -39,17 +39,14 @@ if [ "$device" = cuda ]; then
     # The frames' checks are FATE's: the package against the TorchScript
     # model.  Each package takes 60-90 s to compile, mostly its C++ wrapper
     # on one core: all at once, on a machine with a GPU and many cores.
-    export_pt2 cuda_swap_invert "$gen:SwapInvert" --device cuda --no-check &
-    pids=$!
-    export_pt2 cuda_swap_invert_320x240 "$gen:SwapInvert" --device cuda --static 320x240 --no-check &
-    pids="$pids $!"
-    export_pt2 cuda_conv "$gen:SmallConv" --checkpoint "$out/conv.state.pt" --device cuda --no-check &
-    pids="$pids $!"
-    export_pt2 cuda_conv_fp16 "$gen:SmallConv" --checkpoint "$out/conv.state.pt" --device cuda \
-        --precision fp16 --no-check &
-    pids="$pids $!"
-    export_pt2 cpu_swap_invert "$gen:SwapInvert" --static 64x48 --no-check &
-    pids="$pids $!"
+    pids=
+    start() { export_pt2 "$@" & pids="$pids $!"; }
+    start cuda_swap_invert "$gen:SwapInvert" --device cuda --no-check
+    start cuda_swap_invert_320x240 "$gen:SwapInvert" --device cuda --static 320x240 --no-check
+    start cuda_conv "$gen:SmallConv" --checkpoint "$out/conv.state.pt" --device cuda --no-check
+    start cuda_conv_fp16 "$gen:SmallConv" --checkpoint "$out/conv.state.pt" --device cuda \
+        --precision fp16 --no-check
+    start cpu_swap_invert "$gen:SwapInvert" --static 64x48 --no-check
     status=0
     for pid in $pids; do
         wait "$pid" || status=1
