@@ -194,7 +194,7 @@ void ff_dnn_color_frame_to_tensor_rows(const DNNColorConvert *p, int y0, int y1)
 {
     for (int y = y0; y < y1; y++)
         for (int x = 0; x < p->frame.width; x++)
-            dnn_color_pixel_to_tensor(&p->layout, &p->matrix, &p->frame, &p->tensor, x, y);
+            dnn_color_pixel_to_tensor(&p->layout, &p->matrix, &p->frame, NULL, &p->tensor, x, y);
 }
 
 int ff_dnn_color_chroma_rows(const DNNColorConvert *p)

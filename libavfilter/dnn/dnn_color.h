@@ -64,6 +64,10 @@
 
 #define DNN_COLOR_MAX_PLANES 4
 
+/** The CUDA kernels' blocks: a warp along a row, as FFmpeg's CUDA filters. */
+#define DNN_COLOR_BLOCK_W 32
+#define DNN_COLOR_BLOCK_H 8
+
 /**
  * A picture, by component: where the first visible sample of each is, and
  * the pitch of its plane.  Indexed by component, not plane, so that the
@@ -126,6 +130,18 @@ typedef struct DNNColorConvert {
     DNNColorTensor tensor;
 } DNNColorConvert;
 
+/**
+ * Samples loaded once, as floats, where neighbouring threads of a CUDA
+ * kernel read the same ones: the chroma samples that upsampling reads, or
+ * the clipped R'G'B' that the chroma tents read.  The functions below take
+ * a null pointer for none (they then read the frame or the tensor itself).
+ */
+typedef struct DNNColorTile {
+    float *data;                        ///< planes of plane_size floats (in shared memory)
+    int x0, y0;                         ///< the sample of each plane's first float
+    int pitch, plane_size;              ///< in floats
+} DNNColorTile;
+
 /** What the model sees of a Y'CbCr frame. */
 enum DNNColorYuvInput { DNN_COLOR_YUV_LUMA, DNN_COLOR_YUV_RGB };
 
@@ -138,6 +154,11 @@ DNN_COLOR_FUNC float dnn_color_clip01(float v)
 DNN_COLOR_FUNC int dnn_color_chroma_size(int size, int log2)
 {
     return -((-size) >> log2);
+}
+
+DNN_COLOR_FUNC float *dnn_color_tile_at(const DNNColorTile *tile, int plane, int x, int y)
+{
+    return tile->data + plane * tile->plane_size + (y - tile->y0) * tile->pitch + (x - tile->x0);
 }
 
 DNN_COLOR_FUNC const unsigned char *dnn_color_sample_ptr(const DNNColorLayout *l,
@@ -202,10 +223,30 @@ DNN_COLOR_FUNC int dnn_color_clampi(int v, int lo, int hi)
     return v < lo ? lo : (v > hi ? hi : v);
 }
 
+/** Code value of chroma component comp (0: Cb, 1: Cr) at (x, y) of its plane, or of the tile. */
+DNN_COLOR_FUNC float dnn_color_read_cbcr(const DNNColorLayout *l, const DNNColorPlanes *p,
+                                         const DNNColorTile *tile, int comp, int x, int y)
+{
+    if (tile)
+        return *dnn_color_tile_at(tile, comp, x, y);
+    return dnn_color_read(l, p, DNN_COLOR_CB + comp, x, y);
+}
+
+/**
+ * Chroma samples that upsampling reads for luma pixels [x0, x1) along an
+ * axis subsampled by 2^log2 (siting offset in [0, 2^log2 - 1]), before
+ * clamping to the plane: within [(x0 >> log2) - 1, ((x1 - 1) >> log2) + 1].
+ */
+DNN_COLOR_FUNC void dnn_color_upsample_span(int x0, int x1, int log2, int *first, int *count)
+{
+    *first = (x0 >> log2) - 1;
+    *count = ((x1 - 1) >> log2) + 1 - *first + 1;
+}
+
 /** Cb, Cr at luma pixel (x, y): chroma interpolated at its siting. */
 DNN_COLOR_FUNC void dnn_color_read_chroma(const DNNColorLayout *l, const DNNColorMatrix *m,
-                                          const DNNColorPlanes *p, int x, int y,
-                                          float *cb, float *cr)
+                                          const DNNColorPlanes *p, const DNNColorTile *tile,
+                                          int x, int y, float *cb, float *cr)
 {
     int cw = dnn_color_chroma_size(p->width,  l->log2_chroma_w);
     int ch = dnn_color_chroma_size(p->height, l->log2_chroma_h);
@@ -217,11 +258,10 @@ DNN_COLOR_FUNC void dnn_color_read_chroma(const DNNColorLayout *l, const DNNColo
     float c[2];
 
     for (int i = 0; i < 2; i++) {
-        int comp = DNN_COLOR_CB + i;
-        float top = dnn_color_read(l, p, comp, xa, ya) * (1.0f - fx) +
-                    dnn_color_read(l, p, comp, xb, ya) * fx;
-        float bottom = dnn_color_read(l, p, comp, xa, yb) * (1.0f - fx) +
-                       dnn_color_read(l, p, comp, xb, yb) * fx;
+        float top = dnn_color_read_cbcr(l, p, tile, i, xa, ya) * (1.0f - fx) +
+                    dnn_color_read_cbcr(l, p, tile, i, xb, ya) * fx;
+        float bottom = dnn_color_read_cbcr(l, p, tile, i, xa, yb) * (1.0f - fx) +
+                       dnn_color_read_cbcr(l, p, tile, i, xb, yb) * fx;
         c[i] = top * (1.0f - fy) + bottom * fy;
     }
     *cb = (c[0] - m->c_offset) * m->c_scale;
@@ -230,12 +270,13 @@ DNN_COLOR_FUNC void dnn_color_read_chroma(const DNNColorLayout *l, const DNNColo
 
 /** R'G'B' in [0, 1] of luma pixel (x, y) of a Y'CbCr picture. */
 DNN_COLOR_FUNC void dnn_color_yuv_pixel(const DNNColorLayout *l, const DNNColorMatrix *m,
-                                        const DNNColorPlanes *p, int x, int y, float rgb[3])
+                                        const DNNColorPlanes *p, const DNNColorTile *chroma,
+                                        int x, int y, float rgb[3])
 {
     float luma = (dnn_color_read(l, p, DNN_COLOR_Y, x, y) - m->y_offset) * m->y_scale;
     float cb, cr;
 
-    dnn_color_read_chroma(l, m, p, x, y, &cb, &cr);
+    dnn_color_read_chroma(l, m, p, chroma, x, y, &cb, &cr);
     rgb[0] = dnn_color_clip01(luma + m->cr_r * cr);
     rgb[1] = dnn_color_clip01(luma + m->cb_g * cb + m->cr_g * cr);
     rgb[2] = dnn_color_clip01(luma + m->cb_b * cb);
@@ -243,11 +284,11 @@ DNN_COLOR_FUNC void dnn_color_yuv_pixel(const DNNColorLayout *l, const DNNColorM
 
 /**
  * The tensor's channels at luma pixel (x, y): R'G'B' (packed RGB in memory
- * order, Y'CbCr converted) or the luma alone.
+ * order, Y'CbCr converted, its chroma from the tile if any) or the luma alone.
  */
 DNN_COLOR_FUNC void dnn_color_pixel(const DNNColorLayout *l, const DNNColorMatrix *m,
-                                    const DNNColorPlanes *p, int channels, int x, int y,
-                                    float v[3])
+                                    const DNNColorPlanes *p, const DNNColorTile *chroma,
+                                    int channels, int x, int y, float v[3])
 {
     if (l->rgb) {
         for (int i = 0; i < 3; i++)
@@ -255,7 +296,7 @@ DNN_COLOR_FUNC void dnn_color_pixel(const DNNColorLayout *l, const DNNColorMatri
     } else if (channels == 1) {
         v[0] = dnn_color_read(l, p, DNN_COLOR_Y, x, y) * (1.0f / m->max_code);
     } else {
-        dnn_color_yuv_pixel(l, m, p, x, y, v);
+        dnn_color_yuv_pixel(l, m, p, chroma, x, y, v);
     }
 }
 
@@ -286,11 +327,16 @@ DNN_COLOR_FUNC void dnn_color_write_rgb(const DNNColorLayout *l, const DNNColorM
     dnn_color_write(l, p, DNN_COLOR_ALPHA, x, y, alpha);
 }
 
-/** Y' code value of R'G'B' (clipped to [0, 1] first). */
-DNN_COLOR_FUNC float dnn_color_luma(const DNNColorMatrix *m, float rgb[3])
+DNN_COLOR_FUNC void dnn_color_clip_rgb(float rgb[3])
 {
     for (int i = 0; i < 3; i++)
         rgb[i] = dnn_color_clip01(rgb[i]);
+}
+
+/** Y' of R'G'B', clipped to [0, 1] first (in place). */
+DNN_COLOR_FUNC float dnn_color_luma(const DNNColorMatrix *m, float rgb[3])
+{
+    dnn_color_clip_rgb(rgb);
     return m->kr * rgb[0] + m->kg * rgb[1] + m->kb * rgb[2];
 }
 
@@ -445,14 +491,14 @@ DNN_COLOR_FUNC void dnn_color_store(const DNNColorTensor *t, int c, int x, int y
     }
 }
 
-/** Frame -> tensor: the tensor's channels at luma pixel (x, y). */
+/** Frame -> tensor: the tensor's channels at luma pixel (x, y) (chroma: see dnn_color_pixel()). */
 DNN_COLOR_FUNC void dnn_color_pixel_to_tensor(const DNNColorLayout *l, const DNNColorMatrix *m,
-                                              const DNNColorPlanes *p, const DNNColorTensor *t,
-                                              int x, int y)
+                                              const DNNColorPlanes *p, const DNNColorTile *chroma,
+                                              const DNNColorTensor *t, int x, int y)
 {
     float v[3];
 
-    dnn_color_pixel(l, m, p, t->channels, x, y, v);
+    dnn_color_pixel(l, m, p, chroma, t->channels, x, y, v);
     dnn_color_store(t, 0, x, y, v[0]);
     if (t->channels == 3) { // constant indices: v stays in registers
         dnn_color_store(t, 1, x, y, v[1]);
@@ -466,37 +512,65 @@ DNN_COLOR_FUNC void dnn_color_load_rgb(const DNNColorTensor *t, int x, int y, fl
         rgb[c] = dnn_color_load(t, c, x, y);
 }
 
-/** Tensor -> Y'CbCr of an R'G'B' model: the luma of the block, and its chroma sample. */
-DNN_COLOR_FUNC void dnn_color_rgb_block(const DNNColorLayout *l, const DNNColorMatrix *m,
-                                        const DNNColorPlanes *dst, const DNNColorTensor *t,
-                                        int cx, int cy)
+/** R'G'B' of luma pixel (x, y), clipped to [0, 1]: from the tensor, or the tile. */
+DNN_COLOR_FUNC void dnn_color_clipped_rgb(const DNNColorTensor *t, const DNNColorTile *tile,
+                                          int x, int y, float rgb[3])
 {
-    int x0, x1, y0, y1;
-    float centre_x = (float)(cx << l->log2_chroma_w) + m->chroma_x;
-    float centre_y = (float)(cy << l->log2_chroma_h) + m->chroma_y;
-    int rx = 1 << l->log2_chroma_w, ry = 1 << l->log2_chroma_h;
-    float sum[3] = { 0.0f, 0.0f, 0.0f }, weights = 0.0f, rgb[3];
+    if (tile) {
+        for (int c = 0; c < 3; c++)
+            rgb[c] = *dnn_color_tile_at(tile, c, x, y);
+    } else {
+        dnn_color_load_rgb(t, x, y, rgb);
+        dnn_color_clip_rgb(rgb);
+    }
+}
 
-    dnn_color_block(l, dst, cx, cy, &x0, &x1, &y0, &y1);
-    for (int y = y0; y < y1; y++)
-        for (int x = x0; x < x1; x++) {
-            dnn_color_load_rgb(t, x, y, rgb);
-            dnn_color_write(l, dst, DNN_COLOR_Y, x, y,
-                            dnn_color_code(dnn_color_luma(m, rgb) * m->y_code + m->y_offset, m->max_code));
-        }
-    // the chroma sample: the tent around its siting (the transpose of the upsampling)
-    for (int y = dnn_color_clampi((int)DNN_COLOR_FLOOR(centre_y) - ry + 1, 0, dst->height - 1);
-         y <= dnn_color_clampi((int)DNN_COLOR_FLOOR(centre_y) + ry, 0, dst->height - 1); y++) {
+/** Writes the Y' of luma pixel (x, y) from its R'G'B' (clipped here, in place). */
+DNN_COLOR_FUNC void dnn_color_write_luma(const DNNColorLayout *l, const DNNColorMatrix *m,
+                                         const DNNColorPlanes *dst, int x, int y, float rgb[3])
+{
+    dnn_color_write(l, dst, DNN_COLOR_Y, x, y,
+                    dnn_color_code(dnn_color_luma(m, rgb) * m->y_code + m->y_offset, m->max_code));
+}
+
+/**
+ * Luma pixels, [first, last] inside the picture, that the tent of chroma
+ * sample k reads along an axis subsampled by 2^log2 (siting offset in
+ * [0, 2^log2 - 1]): within [(k - 1) 2^log2 + 1, (k + 2) 2^log2 - 1].
+ */
+DNN_COLOR_FUNC void dnn_color_tent_span(int k, float offset, int log2, int size,
+                                        float *centre, int *first, int *last)
+{
+    int radius = 1 << log2;
+
+    *centre = (float)(k << log2) + offset;
+    *first  = dnn_color_clampi((int)DNN_COLOR_FLOOR(*centre) - radius + 1, 0, size - 1);
+    *last   = dnn_color_clampi((int)DNN_COLOR_FLOOR(*centre) + radius, 0, size - 1);
+}
+
+/**
+ * Chroma sample (cx, cy) of dst from the model's R'G'B' (the tensor's, or
+ * the tile's): the tent around its siting (the transpose of the
+ * upsampling), normalized over the picture.
+ */
+DNN_COLOR_FUNC void dnn_color_chroma_tent(const DNNColorLayout *l, const DNNColorMatrix *m,
+                                          const DNNColorPlanes *dst, const DNNColorTensor *t,
+                                          const DNNColorTile *tile, int cx, int cy)
+{
+    float centre_x, centre_y, sum[3] = { 0.0f, 0.0f, 0.0f }, weights = 0.0f, rgb[3];
+    int x0, x1, y0, y1;
+
+    dnn_color_tent_span(cx, m->chroma_x, l->log2_chroma_w, dst->width,  &centre_x, &x0, &x1);
+    dnn_color_tent_span(cy, m->chroma_y, l->log2_chroma_h, dst->height, &centre_y, &y0, &y1);
+    for (int y = y0; y <= y1; y++) {
         float wy = dnn_color_tent(y, centre_y, l->log2_chroma_h);
         if (wy == 0.0f)
             continue;
-        for (int x = dnn_color_clampi((int)DNN_COLOR_FLOOR(centre_x) - rx + 1, 0, dst->width - 1);
-             x <= dnn_color_clampi((int)DNN_COLOR_FLOOR(centre_x) + rx, 0, dst->width - 1); x++) {
+        for (int x = x0; x <= x1; x++) {
             float w = wy * dnn_color_tent(x, centre_x, l->log2_chroma_w);
             if (w == 0.0f)
                 continue;
-            dnn_color_load_rgb(t, x, y, rgb);
-            dnn_color_luma(m, rgb); // clips rgb
+            dnn_color_clipped_rgb(t, tile, x, y, rgb);
             for (int c = 0; c < 3; c++)
                 sum[c] += w * rgb[c];
             weights += w;
@@ -505,6 +579,23 @@ DNN_COLOR_FUNC void dnn_color_rgb_block(const DNNColorLayout *l, const DNNColorM
     for (int c = 0; c < 3; c++)
         sum[c] /= weights;
     dnn_color_write_chroma(l, m, dst, cx, cy, sum);
+}
+
+/** Tensor -> Y'CbCr of an R'G'B' model: the luma of the block, and its chroma sample. */
+DNN_COLOR_FUNC void dnn_color_rgb_block(const DNNColorLayout *l, const DNNColorMatrix *m,
+                                        const DNNColorPlanes *dst, const DNNColorTensor *t,
+                                        int cx, int cy)
+{
+    int x0, x1, y0, y1;
+    float rgb[3];
+
+    dnn_color_block(l, dst, cx, cy, &x0, &x1, &y0, &y1);
+    for (int y = y0; y < y1; y++)
+        for (int x = x0; x < x1; x++) {
+            dnn_color_load_rgb(t, x, y, rgb);
+            dnn_color_write_luma(l, m, dst, x, y, rgb);
+        }
+    dnn_color_chroma_tent(l, m, dst, t, 0, cx, cy);
 }
 
 /** Tensor -> Y'CbCr of a luma model: the block's luma; chroma from the input frame src. */

@@ -30,10 +30,6 @@
 
 #define CHECK_CU(x) FF_CUDA_CHECK_DL(log_ctx, cu, x)
 
-// the threads of a kernel's block: a warp along a row, as FFmpeg's CUDA filters
-#define BLOCK_X 32
-#define BLOCK_Y 8
-
 extern const unsigned char ff_dnn_cuda_convert_ptx_data[];
 extern const unsigned int ff_dnn_cuda_convert_ptx_len;
 
@@ -189,6 +185,8 @@ int ff_dnn_cuda_frames_init(DNNCudaFrames *cf, AVFilterLink *inlink, void *log_c
     ret = ff_dnn_color_layout(frames->sw_format, &cf->layout);
     if (ret < 0)
         return ret;
+    if (cf->layout.log2_chroma_w > 1 || cf->layout.log2_chroma_h > 1)
+        return AVERROR_BUG; // dnn_cuda_convert.cu's tile holds the tents of 2x subsampling
     ret = CHECK_CU(cu->cuCtxPushCurrent(hwctx->cuda_ctx));
     if (ret < 0)
         return ret;
@@ -267,8 +265,10 @@ static int launch(const DNNCudaFrames *cf, void *func, DNNColorConvert *params,
     CudaFunctions *cu = cuda_functions(cf);
     void *args[] = { params };
 
-    return CHECK_CU(cu->cuLaunchKernel((CUfunction)func, FFALIGN(width, BLOCK_X) / BLOCK_X,
-                                       FFALIGN(height, BLOCK_Y) / BLOCK_Y, 1, BLOCK_X, BLOCK_Y, 1,
+    return CHECK_CU(cu->cuLaunchKernel((CUfunction)func,
+                                       FFALIGN(width,  DNN_COLOR_BLOCK_W) / DNN_COLOR_BLOCK_W,
+                                       FFALIGN(height, DNN_COLOR_BLOCK_H) / DNN_COLOR_BLOCK_H, 1,
+                                       DNN_COLOR_BLOCK_W, DNN_COLOR_BLOCK_H, 1,
                                        0, (CUstream)cf->stream, args, NULL));
 }
 

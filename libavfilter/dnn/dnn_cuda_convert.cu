@@ -27,25 +27,136 @@
 
 #include "dnn_color.h"
 
+#ifdef __NVCC__
+#define block_barrier() __syncthreads()
+#else
+// clang, with FFmpeg's compat/cuda/cuda_runtime.h: no __shared__ nor __syncthreads there
+#define __shared__ __attribute__((shared))
+#define block_barrier() __nvvm_bar_sync(0)
+#endif
+
 extern "C" {
+
+/*
+ * Shared memory of a block, as floats: the larger of its two tiles.
+ * - Frame -> tensor: the Cb and Cr samples that its luma pixels' upsampling
+ *   reads (dnn_color_upsample_span()): up to (BLOCK_W + 2) x (BLOCK_H + 2).
+ * - Tensor -> frame: the R'G'B' of the luma pixels that its chroma samples'
+ *   tents read (dnn_color_tent_span()), for subsampling up to 2:
+ *   (2 BLOCK_W + 3) x (2 BLOCK_H + 3), 3 planes.
+ */
+#define CHROMA_TILE_SIZE ((DNN_COLOR_BLOCK_W + 2) * (DNN_COLOR_BLOCK_H + 2))
+#define RGB_TILE_SIZE    ((2 * DNN_COLOR_BLOCK_W + 3) * (2 * DNN_COLOR_BLOCK_H + 3))
+#define BLOCK_THREADS    (DNN_COLOR_BLOCK_W * DNN_COLOR_BLOCK_H)
+
+/** The coordinates of the block's first thread, and this thread's index in the block. */
+static __device__ void block_origin(int *x, int *y, int *thread)
+{
+    *x = blockIdx.x * DNN_COLOR_BLOCK_W;
+    *y = blockIdx.y * DNN_COLOR_BLOCK_H;
+    *thread = threadIdx.y * DNN_COLOR_BLOCK_W + threadIdx.x;
+}
+
+/**
+ * Loads the Cb, Cr code values that the upsampling of the block's luma
+ * pixels reads into tile (data set), each sample once for the block.
+ */
+static __device__ void load_chroma_tile(const DNNColorConvert *p, DNNColorTile *tile)
+{
+    const DNNColorLayout *l = &p->layout;
+    int cw = dnn_color_chroma_size(p->frame.width,  l->log2_chroma_w);
+    int ch = dnn_color_chroma_size(p->frame.height, l->log2_chroma_h);
+    int block_x, block_y, thread, rows;
+
+    block_origin(&block_x, &block_y, &thread);
+    dnn_color_upsample_span(block_x, block_x + DNN_COLOR_BLOCK_W, l->log2_chroma_w,
+                            &tile->x0, &tile->pitch);
+    dnn_color_upsample_span(block_y, block_y + DNN_COLOR_BLOCK_H, l->log2_chroma_h,
+                            &tile->y0, &rows);
+    tile->plane_size = CHROMA_TILE_SIZE;
+    for (int i = thread; i < tile->pitch * rows; i += BLOCK_THREADS) {
+        int x = tile->x0 + i % tile->pitch, y = tile->y0 + i / tile->pitch;
+
+        if (x < 0 || y < 0 || x >= cw || y >= ch)
+            continue; // upsampling clamps to the plane: never read
+        for (int c = 0; c < 2; c++)
+            tile->data[c * CHROMA_TILE_SIZE + i] = dnn_color_read(l, &p->frame, DNN_COLOR_CB + c, x, y);
+    }
+    block_barrier();
+}
 
 /** One thread per luma pixel. */
 __global__ void dnn_frame_to_tensor(DNNColorConvert p)
 {
+    __shared__ float shared[2 * CHROMA_TILE_SIZE];
+    DNNColorTile tile = { shared };
     int x = blockIdx.x * blockDim.x + threadIdx.x;
     int y = blockIdx.y * blockDim.y + threadIdx.y;
+    int inside = x < p.frame.width && y < p.frame.height;
 
-    if (x >= p.frame.width || y >= p.frame.height)
-        return;
-    dnn_color_pixel_to_tensor(&p.layout, &p.matrix, &p.frame, &p.tensor, x, y);
+    if (!p.layout.rgb && p.tensor.channels == 3) { // upsampled chroma
+        load_chroma_tile(&p, &tile);
+        if (inside)
+            dnn_color_pixel_to_tensor(&p.layout, &p.matrix, &p.frame, &tile, &p.tensor, x, y);
+    } else if (inside) {
+        dnn_color_pixel_to_tensor(&p.layout, &p.matrix, &p.frame, 0, &p.tensor, x, y);
+    }
+}
+
+/**
+ * Tensor -> Y'CbCr of an R'G'B' model, the chroma samples of one block:
+ * the block's threads load and clip the R'G'B' of every pixel that their
+ * tents read once, into shared memory, writing the luma of the block's own
+ * pixels on the way; then each thread sums its chroma sample's tent there.
+ */
+static __device__ void rgb_model_to_yuv(const DNNColorConvert *p, DNNColorTile *tile, int cx, int cy)
+{
+    const DNNColorLayout *l = &p->layout;
+    const DNNColorPlanes *dst = &p->frame;
+    int block_cx, block_cy, thread, x0, x1, y0, y1, rows;
+
+    block_origin(&block_cx, &block_cy, &thread);
+    // the luma pixels of the block's chroma samples: [x0, x1) x [y0, y1)
+    x0 = block_cx << l->log2_chroma_w;
+    y0 = block_cy << l->log2_chroma_h;
+    x1 = (block_cx + DNN_COLOR_BLOCK_W) << l->log2_chroma_w;
+    y1 = (block_cy + DNN_COLOR_BLOCK_H) << l->log2_chroma_h;
+    tile->x0         = x0 - (1 << l->log2_chroma_w) + 1;
+    tile->y0         = y0 - (1 << l->log2_chroma_h) + 1;
+    tile->pitch      = x1 - x0 + (2 << l->log2_chroma_w) - 1;
+    rows             = y1 - y0 + (2 << l->log2_chroma_h) - 1;
+    tile->plane_size = RGB_TILE_SIZE;
+
+    for (int i = thread; i < tile->pitch * rows; i += BLOCK_THREADS) {
+        int x = tile->x0 + i % tile->pitch, y = tile->y0 + i / tile->pitch;
+        float rgb[3];
+
+        if (x < 0 || y < 0 || x >= dst->width || y >= dst->height)
+            continue; // the tents stop at the picture's edges: never read
+        dnn_color_clipped_rgb(&p->tensor, 0, x, y, rgb);
+        for (int c = 0; c < 3; c++)
+            tile->data[c * RGB_TILE_SIZE + i] = rgb[c];
+        if (x >= x0 && x < x1 && y >= y0 && y < y1)
+            dnn_color_write_luma(l, &p->matrix, dst, x, y, rgb);
+    }
+    block_barrier();
+    if (cx < dnn_color_chroma_size(dst->width,  l->log2_chroma_w) &&
+        cy < dnn_color_chroma_size(dst->height, l->log2_chroma_h))
+        dnn_color_chroma_tent(l, &p->matrix, dst, &p->tensor, tile, cx, cy);
 }
 
 /** One thread per chroma sample (per pixel for packed RGB): its block of luma pixels. */
 __global__ void dnn_tensor_to_frame(DNNColorConvert p)
 {
+    __shared__ float shared[3 * RGB_TILE_SIZE];
+    DNNColorTile tile = { shared };
     int cx = blockIdx.x * blockDim.x + threadIdx.x;
     int cy = blockIdx.y * blockDim.y + threadIdx.y;
 
+    if (!p.layout.rgb && p.tensor.channels == 3) {
+        rgb_model_to_yuv(&p, &tile, cx, cy);
+        return;
+    }
     if (cx >= dnn_color_chroma_size(p.frame.width,  p.layout.log2_chroma_w) ||
         cy >= dnn_color_chroma_size(p.frame.height, p.layout.log2_chroma_h))
         return;
