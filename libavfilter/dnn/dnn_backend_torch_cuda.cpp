@@ -212,7 +212,11 @@ int th_cuda_place_model(DNNCudaFrames *cf, AVFilterLink *inlink, torch::jit::Mod
 void th_cuda_release_model(DNNCudaFrames *cf, torch::jit::Module **model, THPackage **package,
                            void *log_ctx) noexcept
 {
-    bool last = uncount_bound_model(cf);
+    bool last;
+
+    if (!th_cuda_bound(cf))
+        return;
+    last = uncount_bound_model(cf);
     {
         THCudaSection section(cf, log_ctx);
         th_catch_all(log_ctx, "Could not release the model's GPU memory", [&] {

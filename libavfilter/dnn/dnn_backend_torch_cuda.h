@@ -22,6 +22,10 @@
  * @file
  * CUDA frames in the LibTorch backend: zero-copy tensors over the frames'
  * device memory, run on the frames' CUDA context and stream.
+ *
+ * The backend calls these hooks whatever the build: in one without CUDA
+ * frames (dnn_cuda.h: DNN_CUDA_FRAMES) they are the stubs at the end, and
+ * no DNNCudaFrames is ever bound.
  */
 
 #ifndef AVFILTER_DNN_DNN_BACKEND_TORCH_CUDA_H
@@ -43,6 +47,14 @@ extern "C" {
 
 #include "dnn_backend_torch_error.h"
 #include "dnn_backend_torch_package.h"
+
+/** Whether cf is bound to the input's CUDA frames (th_cuda_place_model()). */
+static inline bool th_cuda_bound(const DNNCudaFrames *cf)
+{
+    return cf->device_ref != NULL;
+}
+
+#if DNN_CUDA_FRAMES
 
 /**
  * Keeps cuDNN's autotuner on while any of our CUDA sections runs (video:
@@ -122,8 +134,8 @@ int th_cuda_place_model(DNNCudaFrames *cf, AVFilterLink *inlink, torch::jit::Mod
                         THPackage *package, c10::Device *device, DnnContext *ctx) noexcept;
 
 /**
- * Free the model (TorchScript, and the .pt2 package if any) in the frames'
- * context and unbind cf.  The last model of a CUDA context also empties
+ * For a bound cf (nothing otherwise): free the model (TorchScript, and the
+ * .pt2 package if any) in the frames' context and unbind cf.  The last model of a CUDA context also empties
  * LibTorch's cache of blocks (which belong to that context, soon perhaps
  * destroyed); models on other contexts keep theirs.  Never throws: failures
  * (a GPU in error after a fault) are logged.
@@ -157,5 +169,44 @@ int th_cuda_read_input(DNNCudaFrames *cf, const AVFrame *frame, torch::Tensor *i
  */
 int th_cuda_write_output(DNNCudaFrames *cf, const torch::Tensor &output,
                          const AVFrame *in, AVFrame *out, void *log_ctx) noexcept;
+
+#else /* !DNN_CUDA_FRAMES */
+
+class THCudaRequest {
+public:
+    int enter(const DNNCudaFrames *, void *) noexcept { return 0; }
+};
+
+static inline int th_cuda_flush(const DNNCudaFrames *, void *) noexcept
+{
+    return 0;
+}
+
+static inline int th_cuda_place_model(DNNCudaFrames *, AVFilterLink *, torch::jit::Module *,
+                                      THPackage *, c10::Device *, DnnContext *ctx) noexcept
+{
+    av_log(ctx, AV_LOG_ERROR, "CUDA frames need LibTorch's CUDA library and a CUDA "
+           "compiler, which this build does not have\n");
+    return AVERROR(ENOSYS);
+}
+
+static inline void th_cuda_release_model(DNNCudaFrames *, torch::jit::Module **, THPackage **,
+                                         void *) noexcept
+{
+}
+
+static inline int th_cuda_read_input(DNNCudaFrames *, const AVFrame *, torch::Tensor *,
+                                     DnnContext *) noexcept
+{
+    return AVERROR_BUG;
+}
+
+static inline int th_cuda_write_output(DNNCudaFrames *, const torch::Tensor &,
+                                       const AVFrame *, AVFrame *, void *) noexcept
+{
+    return AVERROR_BUG;
+}
+
+#endif /* DNN_CUDA_FRAMES */
 
 #endif /* AVFILTER_DNN_DNN_BACKEND_TORCH_CUDA_H */

@@ -73,10 +73,14 @@ static AVHWFramesContext *input_frames(AVFilterLink *inlink)
     return l->hw_frames_ctx ? (AVHWFramesContext *)l->hw_frames_ctx->data : NULL;
 }
 
-int ff_dnn_cuda_check_input(void *log_ctx, AVFilterLink *inlink)
+int ff_dnn_cuda_check_input(void *log_ctx, AVFilterLink *inlink, DNNBackendType backend)
 {
     AVHWFramesContext *frames = input_frames(inlink);
 
+    if (backend != DNN_TH) {
+        av_log(log_ctx, AV_LOG_ERROR, "CUDA frames need dnn_backend=torch\n");
+        return AVERROR(ENOSYS);
+    }
     if (!frames || frames->device_ctx->type != AV_HWDEVICE_TYPE_CUDA) {
         av_log(log_ctx, AV_LOG_ERROR, "CUDA frames without a CUDA frames context\n");
         return AVERROR(EINVAL);
@@ -174,7 +178,7 @@ int ff_dnn_cuda_frames_init(DNNCudaFrames *cf, AVFilterLink *inlink, void *log_c
     CUdevice device;
     int ret;
 
-    ret = ff_dnn_cuda_check_input(log_ctx, inlink);
+    ret = ff_dnn_cuda_check_input(log_ctx, inlink, DNN_TH);
     if (ret < 0)
         return ret;
     frames = input_frames(inlink);

@@ -32,9 +32,11 @@
 
 #include "config.h"
 #include "libavutil/buffer.h"
+#include "libavutil/error.h"
 #include "libavutil/frame.h"
 #include "libavutil/pixfmt.h"
 #include "libavfilter/avfilter.h"
+#include "libavfilter/dnn_interface.h"
 #include "dnn_color.h"
 
 /**
@@ -64,19 +66,6 @@ typedef struct DNNCudaFrames {
  * yuv420p...), converted on the GPU by dnn_cuda_convert.cu.
  */
 int ff_dnn_cuda_supported(enum AVPixelFormat sw_format);
-
-/**
- * Check that inlink carries CUDA frames the DNN filters can take, and log
- * why not (with the supported layouts) if it does not.
- */
-int ff_dnn_cuda_check_input(void *log_ctx, AVFilterLink *inlink);
-
-/**
- * Check that a CUDA frame arriving on inlink is what the link was configured
- * with: the same layout and device, the link's size, a crop inside it.
- * Anything else would be read out of bounds: EINVAL.
- */
-int ff_dnn_cuda_check_frame(void *log_ctx, AVFilterLink *inlink, const AVFrame *frame);
 
 /**
  * Fill cf from the CUDA frames of inlink and load the conversion kernels
@@ -113,10 +102,44 @@ int ff_dnn_cuda_frame_to_tensor(DNNCudaFrames *cf, const AVFrame *frame,
 int ff_dnn_cuda_tensor_to_frame(DNNCudaFrames *cf, const DNNColorTensor *t,
                                 const AVFrame *in, const AVFrame *out, void *log_ctx);
 
+/*
+ * What the filter calls.  A build without CUDA frames has stubs: its filter
+ * never gets any (AV_PIX_FMT_CUDA is not among its formats).
+ */
+#if DNN_CUDA_FRAMES
+/**
+ * Check that inlink carries CUDA frames that backend can take (torch only),
+ * of a supported layout, and log why not (with the layouts) if it does not.
+ */
+int ff_dnn_cuda_check_input(void *log_ctx, AVFilterLink *inlink, DNNBackendType backend);
+
+/**
+ * Check that a CUDA frame arriving on inlink is what the link was configured
+ * with: the same layout and device, the link's size, a crop inside it.
+ * Anything else would be read out of bounds: EINVAL.
+ */
+int ff_dnn_cuda_check_frame(void *log_ctx, AVFilterLink *inlink, const AVFrame *frame);
+
 /**
  * Give outlink a pool of CUDA frames of its size, with the layout and device
  * of inlink's frames: the model's output is written into them.
  */
 int ff_dnn_cuda_init_output(AVFilterLink *outlink, AVFilterLink *inlink);
+#else
+static inline int ff_dnn_cuda_check_input(void *log_ctx, AVFilterLink *inlink, DNNBackendType backend)
+{
+    return AVERROR(ENOSYS);
+}
+
+static inline int ff_dnn_cuda_check_frame(void *log_ctx, AVFilterLink *inlink, const AVFrame *frame)
+{
+    return AVERROR(ENOSYS);
+}
+
+static inline int ff_dnn_cuda_init_output(AVFilterLink *outlink, AVFilterLink *inlink)
+{
+    return AVERROR(ENOSYS);
+}
+#endif
 
 #endif /* AVFILTER_DNN_DNN_CUDA_H */

@@ -1,0 +1,40 @@
+/*
+ * Copyright (c) 2026 the FFmpeg DNN CUDA fork developers
+ *
+ * This file is part of FFmpeg.
+ *
+ * FFmpeg is free software; you can redistribute it and/or
+ * modify it under the terms of the GNU Lesser General Public
+ * License as published by the Free Software Foundation; either
+ * version 2.1 of the License, or (at your option) any later version.
+ *
+ * FFmpeg is distributed in the hope that it will be useful,
+ * but WITHOUT ANY WARRANTY; without even the implied warranty of
+ * MERCHANTABILITY or FITNESS FOR A PARTICULAR PURPOSE.  See the GNU
+ * Lesser General Public License for more details.
+ *
+ * You should have received a copy of the GNU Lesser General Public
+ * License along with FFmpeg; if not, write to the Free Software
+ * Foundation, Inc., 51 Franklin Street, Fifth Floor, Boston, MA 02110-1301 USA
+ */
+
+#include "dnn_backend_torch_cuda.h"
+#include "dnn_backend_torch_error.h"
+#include "dnn_backend_torch_place.h"
+#include "dnn_backend_torch_precision.h"
+
+int th_place_model(DNNCudaFrames *cf, AVFilterLink *inlink, torch::jit::Module *model,
+                   THPackage *package, c10::Device *device, DnnContext *ctx) noexcept
+{
+    int ret;
+
+    if (inlink->format == AV_PIX_FMT_CUDA)
+        return th_cuda_place_model(cf, inlink, model, package, device, ctx);
+    if (package)
+        return th_package_place(package, *device, 0, ctx);
+    ret = th_catch_all(ctx, "Could not move the model to its device",
+                       [&] { model->to(*device); return 0; });
+    if (ret < 0)
+        return ret;
+    return th_precision_apply(model, *device, ctx);
+}
