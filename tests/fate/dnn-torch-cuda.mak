@@ -88,7 +88,7 @@ fate-dnn-torch-cuda-nvdec-hevc-main10-identity: CMD = $(DNN_TORCH_CHECK) compare
     $(DNN_TORCH_HEVC10) -vf hwdownload,format=p010le,format=yuv420p10le
 
 # FFmpeg's uploads and downloads of odd-height 4:2:0 frames keep their last
-# chroma row (patch 0015; 9.0.2 dropped it)
+# chroma row (patch 0016; 9.0.2 dropped it)
 FATE_DNN_TORCH_CUDA += fate-dnn-torch-cuda-hwupload-odd-height
 fate-dnn-torch-cuda-hwupload-odd-height: CMD = $(DNN_TORCH_CHECK) compare $(TARGET_PATH) exact \
     $(DNN_TORCH_CUDA_DEV) -f lavfi -i testsrc2=s=317x239:r=25,format=rgb24 -frames:v 2 -vf scale,format=nv12,hwupload,hwdownload,format=nv12 -- \
