@@ -26,6 +26,7 @@
 #include <torch/cuda.h>
 
 #include "dnn_backend_torch_cuda.h"
+#include "dnn_backend_torch_place.h"
 #include "dnn_backend_torch_precision.h"
 
 extern "C" {
@@ -156,13 +157,8 @@ static int move_model(const DNNCudaFrames *cf, torch::jit::Module *model, THPack
 
     if (ret < 0)
         return ret;
-    if (package) // its memory and kernels are loaded in the frames' context
-        return th_package_place(package, device, 1, ctx);
-    ret = th_catch_all(ctx, "Could not move the model to the frames' GPU",
-                       [&] { model->to(device); return 0; });
-    if (ret < 0)
-        return ret;
-    return th_precision_apply(model, device, ctx);
+    // in the frames' context: the model's memory, a package's kernels too
+    return th_place_on_device(model, package, device, 1, ctx);
 }
 
 /** Check the frames' GPU, place the model there and say so. */

@@ -135,10 +135,11 @@ int th_cuda_place_model(DNNCudaFrames *cf, AVFilterLink *inlink, torch::jit::Mod
 
 /**
  * For a bound cf (nothing otherwise): free the model (TorchScript, and the
- * .pt2 package if any) in the frames' context and unbind cf.  The last model of a CUDA context also empties
- * LibTorch's cache of blocks (which belong to that context, soon perhaps
- * destroyed); models on other contexts keep theirs.  Never throws: failures
- * (a GPU in error after a fault) are logged.
+ * .pt2 package if any) in the frames' context and unbind cf.  The last
+ * model of a CUDA context also empties LibTorch's cache of blocks (which
+ * belong to that context, soon perhaps destroyed); models on other contexts
+ * keep theirs.  Never throws: failures (a GPU in error after a fault) are
+ * logged.
  */
 void th_cuda_release_model(DNNCudaFrames *cf, torch::jit::Module **model, THPackage **package,
                            void *log_ctx) noexcept;

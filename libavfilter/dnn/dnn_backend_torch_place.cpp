@@ -23,18 +23,24 @@
 #include "dnn_backend_torch_place.h"
 #include "dnn_backend_torch_precision.h"
 
-int th_place_model(DNNCudaFrames *cf, AVFilterLink *inlink, torch::jit::Module *model,
-                   THPackage *package, c10::Device *device, DnnContext *ctx) noexcept
+int th_place_on_device(torch::jit::Module *model, THPackage *package, const c10::Device &device,
+                       int cuda_frames, DnnContext *ctx) noexcept
 {
     int ret;
 
-    if (inlink->format == AV_PIX_FMT_CUDA)
-        return th_cuda_place_model(cf, inlink, model, package, device, ctx);
     if (package)
-        return th_package_place(package, *device, 0, ctx);
+        return th_package_place(package, device, cuda_frames, ctx);
     ret = th_catch_all(ctx, "Could not move the model to its device",
-                       [&] { model->to(*device); return 0; });
+                       [&] { model->to(device); return 0; });
     if (ret < 0)
         return ret;
-    return th_precision_apply(model, *device, ctx);
+    return th_precision_apply(model, device, ctx);
+}
+
+int th_place_model(DNNCudaFrames *cf, AVFilterLink *inlink, torch::jit::Module *model,
+                   THPackage *package, c10::Device *device, DnnContext *ctx) noexcept
+{
+    if (inlink->format == AV_PIX_FMT_CUDA)
+        return th_cuda_place_model(cf, inlink, model, package, device, ctx);
+    return th_place_on_device(model, package, *device, 0, ctx);
 }

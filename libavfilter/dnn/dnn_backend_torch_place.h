@@ -49,4 +49,13 @@ extern "C" {
 int th_place_model(DNNCudaFrames *cf, AVFilterLink *inlink, torch::jit::Module *model,
                    THPackage *package, c10::Device *device, DnnContext *ctx) noexcept;
 
+/**
+ * The placement itself, on a known device (for CUDA frames their GPU, with
+ * their context current): the TorchScript model moved and cast, or the
+ * package (when not NULL) checked and loaded.  Never throws: 0 or an
+ * AVERROR, logged.
+ */
+int th_place_on_device(torch::jit::Module *model, THPackage *package, const c10::Device &device,
+                       int cuda_frames, DnnContext *ctx) noexcept;
+
 #endif /* AVFILTER_DNN_DNN_BACKEND_TORCH_PLACE_H */

@@ -349,13 +349,6 @@ DNN_COLOR_FUNC void dnn_color_clip_rgb(float rgb[3])
         rgb[i] = dnn_color_clip01(rgb[i]);
 }
 
-/** Y' of R'G'B', clipped to [0, 1] first (in place). */
-DNN_COLOR_FUNC float dnn_color_luma(const DNNColorMatrix *m, float rgb[3])
-{
-    dnn_color_clip_rgb(rgb);
-    return m->kr * rgb[0] + m->kg * rgb[1] + m->kb * rgb[2];
-}
-
 /** Cb, Cr code values of the R'G'B' mean r, g, b with luma y. */
 DNN_COLOR_FUNC void dnn_color_write_chroma(const DNNColorLayout *l, const DNNColorMatrix *m,
                                            const DNNColorPlanes *p, int cx, int cy,
@@ -536,12 +529,14 @@ DNN_COLOR_FUNC void dnn_color_clipped_rgb(const DNNColorTensor *t, const DNNColo
     }
 }
 
-/** Writes the Y' of luma pixel (x, y) from its R'G'B' (clipped here, in place). */
+/** Writes the Y' of luma pixel (x, y) from its R'G'B', clipped to [0, 1]. */
 DNN_COLOR_FUNC void dnn_color_write_luma(const DNNColorLayout *l, const DNNColorMatrix *m,
-                                         const DNNColorPlanes *dst, int x, int y, float rgb[3])
+                                         const DNNColorPlanes *dst, int x, int y, const float rgb[3])
 {
+    float luma = m->kr * rgb[0] + m->kg * rgb[1] + m->kb * rgb[2];
+
     dnn_color_write(l, dst, DNN_COLOR_Y, x, y,
-                    dnn_color_code(dnn_color_luma(m, rgb) * m->y_code + m->y_offset, m->max_code));
+                    dnn_color_code(luma * m->y_code + m->y_offset, m->max_code));
 }
 
 /**
@@ -557,6 +552,16 @@ DNN_COLOR_FUNC void dnn_color_tent_span(int k, float offset, int log2, int size,
     *centre = (float)(k << log2) + offset;
     *first  = dnn_color_clampi((int)DNN_COLOR_FLOOR(*centre) - radius + 1, 0, size - 1);
     *last   = dnn_color_clampi((int)DNN_COLOR_FLOOR(*centre) + radius, 0, size - 1);
+}
+
+/**
+ * Luma pixels that the tents of chroma samples [k0, k1) read, before
+ * clamping to the picture (the union of their dnn_color_tent_span()s).
+ */
+DNN_COLOR_FUNC void dnn_color_tents_span(int k0, int k1, int log2, int *first, int *count)
+{
+    *first = ((k0 - 1) << log2) + 1;
+    *count = ((k1 + 1) << log2) - 1 - *first + 1;
 }
 
 /**
@@ -603,7 +608,7 @@ DNN_COLOR_FUNC void dnn_color_rgb_block(const DNNColorLayout *l, const DNNColorM
     dnn_color_block(l, dst, cx, cy, &x0, &x1, &y0, &y1);
     for (int y = y0; y < y1; y++)
         for (int x = x0; x < x1; x++) {
-            dnn_color_load_rgb(t, x, y, rgb);
+            dnn_color_clipped_rgb(t, 0, x, y, rgb);
             dnn_color_write_luma(l, m, dst, x, y, rgb);
         }
     dnn_color_chroma_tent(l, m, dst, t, 0, cx, cy);

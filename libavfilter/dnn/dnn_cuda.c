@@ -189,8 +189,12 @@ int ff_dnn_cuda_frames_init(DNNCudaFrames *cf, AVFilterLink *inlink, void *log_c
     ret = ff_dnn_color_layout(frames->sw_format, &cf->layout);
     if (ret < 0)
         return ret;
-    if (cf->layout.log2_chroma_w > 1 || cf->layout.log2_chroma_h > 1)
-        return AVERROR_BUG; // dnn_cuda_convert.cu's tile holds the tents of 2x subsampling
+    if (cf->layout.log2_chroma_w > 1 || cf->layout.log2_chroma_h > 1) {
+        // supported_formats has none: dnn_cuda_convert.cu's tiles hold 2x subsampling at most
+        av_log(log_ctx, AV_LOG_ERROR, "Chroma subsampled more than 2x is not supported "
+               "on CUDA frames\n");
+        return AVERROR_BUG;
+    }
     ret = CHECK_CU(cu->cuCtxPushCurrent(hwctx->cuda_ctx));
     if (ret < 0)
         return ret;

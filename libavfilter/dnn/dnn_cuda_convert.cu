@@ -35,6 +35,8 @@
 #define block_barrier() __nvvm_bar_sync(0)
 #endif
 
+// inlined, so that the parameters stay in registers (never copied to local memory)
+#define DEVICE_FUNC static inline __device__ __attribute__((always_inline))
 
 /*
  * Shared memory of a block, as floats: the larger of its two tiles.
@@ -44,9 +46,6 @@
  *   tents read (dnn_color_tent_span()), for subsampling up to 2:
  *   (2 BLOCK_W + 3) x (2 BLOCK_H + 3), 3 planes.
  */
-// inlined, so that the parameters stay in registers (never copied to local memory)
-#define DEVICE_FUNC static inline __device__ __attribute__((always_inline))
-
 #define CHROMA_TILE_SIZE ((DNN_COLOR_BLOCK_W + 2) * (DNN_COLOR_BLOCK_H + 2))
 #define RGB_TILE_SIZE    ((2 * DNN_COLOR_BLOCK_W + 3) * (2 * DNN_COLOR_BLOCK_H + 3))
 #define BLOCK_THREADS    (DNN_COLOR_BLOCK_W * DNN_COLOR_BLOCK_H)
@@ -133,10 +132,10 @@ DEVICE_FUNC void rgb_model_to_yuv(const DNNColorConvert *p, DNNColorTile *tile, 
     y0 = block_cy << l->log2_chroma_h;
     x1 = (block_cx + DNN_COLOR_BLOCK_W) << l->log2_chroma_w;
     y1 = (block_cy + DNN_COLOR_BLOCK_H) << l->log2_chroma_h;
-    tile->x0         = x0 - (1 << l->log2_chroma_w) + 1;
-    tile->y0         = y0 - (1 << l->log2_chroma_h) + 1;
-    tile->pitch      = x1 - x0 + (2 << l->log2_chroma_w) - 1;
-    rows             = y1 - y0 + (2 << l->log2_chroma_h) - 1;
+    dnn_color_tents_span(block_cx, block_cx + DNN_COLOR_BLOCK_W, l->log2_chroma_w,
+                         &tile->x0, &tile->pitch);
+    dnn_color_tents_span(block_cy, block_cy + DNN_COLOR_BLOCK_H, l->log2_chroma_h,
+                         &tile->y0, &rows);
     tile->plane_size = RGB_TILE_SIZE;
 
     for (TileWalk w = tile_walk_start(thread, tile->pitch); w.row < rows; tile_walk_next(&w)) {
