@@ -3,19 +3,27 @@
 # checks first, so a second run does nothing.
 #
 # System packages (Debian): nasm pkg-config clang python3-venv xz-utils git
-# make g++ shellcheck (make lint), and curl when there is neither curl nor wget.
+# make g++ shellcheck (make lint), and curl when there is neither curl nor wget;
+# the libraries of the full build (dav1d, libvpx, opus, lame, vorbis,
+# freetype; with --gpl also x264 and x265).
 # Project-local, under .deps/ (or $FORK_CACHE_DIR):
-#   venv/     Python with torch==$TORCH_VERSION from PyPI; its torch/ holds LibTorch
+#   venv/     Python with torch==$TORCH_VERSION; its torch/ holds LibTorch
 #   nvcodec/  nv-codec-headers $NVCODEC_VERSION (usr/share/pkgconfig/ffnvcodec.pc)
 #   cache/    the pinned files of UPSTREAM, verified: the FFmpeg tarball and
 #             nv-codec-headers (release tarball or Debian package)
-# The CUDA toolkit at /usr/local/cuda (or $CUDA_PATH) is used when present;
-# otherwise nvidia-cuda-toolkit is installed from Debian.
+# No CUDA toolkit is needed: clang compiles FFmpeg's CUDA kernels, and the
+# CUDA headers LibTorch needs come with PyPI's torch (its NVIDIA packages).
 #
 #   scripts/install-deps.sh [OPTION...]          everything
 #   scripts/install-deps.sh [OPTION...] STEP...  only these of:
-#                                                system cuda torch nvcodec ffmpeg
+#                                                system libs torch nvcodec ffmpeg
 # Options (each pinned file is verified by its sha256 from UPSTREAM):
+#   --torch=cuda           PyPI's torch, with its NVIDIA libraries (4.6 GB
+#                          installed): models on the CPU or the GPU [default]
+#   --torch=cpu            PyTorch's CPU-only build from download.pytorch.org
+#                          (not on PyPI; about 200 MB to download): models on
+#                          the CPU only
+#   --gpl                  also x264 and x265 (for ./configure --enable-gpl)
 #   --nvcodec-source=PATH  nv-codec-headers-$NVCODEC_VERSION.tar.gz or Debian's
 #                          libffmpeg-nvenc-dev deb of it [$NVCODEC_SOURCE]
 #   --ffmpeg-tarball=PATH  ffmpeg-$FFMPEG_VERSION.tar.xz [$FFMPEG_TARBALL]
@@ -36,18 +44,23 @@ die() { echo "install-deps: $*" >&2; exit 1; }
 
 nvcodec_source=${NVCODEC_SOURCE:-${NVCODEC_DEB:-}}
 ffmpeg_tarball=${FFMPEG_TARBALL:-}
+torch_flavour=cuda
+gpl=no
 steps=
 for arg do
     case $arg in
     --nvcodec-source=*) nvcodec_source=${arg#*=} ;;
     --ffmpeg-tarball=*) ffmpeg_tarball=${arg#*=} ;;
     --mirror=*)         FORK_MIRROR=${arg#*=} ;;
+    --torch=cuda|--torch=cpu) torch_flavour=${arg#*=} ;;
+    --torch=*)          die "unknown $arg (--torch=cuda or --torch=cpu)" ;;
+    --gpl)              gpl=yes ;;
     -h|--help)          sed -n '2,/^set -eu/p' "$0" | sed -e '$d' -e 's/^# \{0,1\}//'; exit 0 ;;
     -*)                 die "unknown option $arg (see --help)" ;;
     *)                  steps="$steps $arg" ;;
     esac
 done
-steps=${steps:-system cuda torch nvcodec ffmpeg}
+steps=${steps:-system libs torch nvcodec ffmpeg}
 # A relative path given here is relative to where we were started.
 abspath() { case $1 in ''|/*) echo "$1" ;; *) echo "$PWD/$1" ;; esac; }
 nvcodec_source=$(abspath "$nvcodec_source")
@@ -93,24 +106,44 @@ system_packages() {
     [ -z "$missing" ] || apt_install $missing
 }
 
-cuda_toolkit() {
-    cuda=${CUDA_PATH:-/usr/local/cuda}
-    if [ -f "$cuda/include/cuda.h" ] || [ -f /usr/include/cuda.h ]; then return 0; fi
-    apt_install nvidia-cuda-toolkit ||
-        die "no CUDA toolkit: install one at /usr/local/cuda, or configure with --disable-cuda"
+# The libraries of the full build, from Debian, where missing:
+# "package:pkg-config module" (lame has no .pc: its header).
+library_packages() {
+    wanted="libdav1d-dev:dav1d libvpx-dev:vpx libopus-dev:opus libmp3lame-dev:-
+            libvorbis-dev:vorbisenc libfreetype-dev:freetype2"
+    [ $gpl = no ] || wanted="$wanted libx264-dev:x264 libx265-dev:x265"
+    missing=
+    for lib in $wanted; do
+        case $lib in
+        libmp3lame-dev:*) [ -f /usr/include/lame/lame.h ] ;;
+        *)                pkg-config --exists "${lib#*:}" ;;
+        esac || missing="$missing ${lib%%:*}"
+    done
+    # shellcheck disable=SC2086  # a list of package names
+    [ -z "$missing" ] || apt_install $missing
 }
 
 torch_venv() {
     py=$deps/venv/bin/python3
-    if [ -x "$py" ] && "$py" -c "import torch, sys; sys.exit(torch.__version__.split('+')[0] != '$TORCH_VERSION')" 2>/dev/null; then
-        note "LibTorch $TORCH_VERSION: $(libtorch_dir), installed earlier"
+    # The flavour installed: "cuda" where torch has CUDA, else "cpu".
+    if [ -x "$py" ] && [ "$("$py" -c "import torch
+print('cuda' if torch.version.cuda else 'cpu') if torch.__version__.split('+')[0] == '$TORCH_VERSION' else ''" 2>/dev/null)" = "$torch_flavour" ]; then
+        note "LibTorch $TORCH_VERSION ($torch_flavour): $(libtorch_dir), installed earlier"
         return 0
     fi
-    say "creating $deps/venv with torch==$TORCH_VERSION (large download)"
-    python3 -m venv "$deps/venv"
-    "$deps/venv/bin/pip" install -q --disable-pip-version-check "torch==$TORCH_VERSION" ||
-        die "pip could not install torch==$TORCH_VERSION from PyPI"
-    note "LibTorch $TORCH_VERSION: $(libtorch_dir), from PyPI (pip)"
+    [ -x "$py" ] || python3 -m venv "$deps/venv"
+    if [ "$torch_flavour" = cpu ]; then
+        say "installing torch==$TORCH_VERSION, CPU only, in $deps/venv from download.pytorch.org"
+        "$deps/venv/bin/pip" install -q --disable-pip-version-check --force-reinstall \
+            --index-url https://download.pytorch.org/whl/cpu "torch==$TORCH_VERSION" ||
+            die "pip could not install torch==$TORCH_VERSION from https://download.pytorch.org/whl/cpu"
+        note "LibTorch $TORCH_VERSION (cpu): $(libtorch_dir), from download.pytorch.org (pip)"
+    else
+        say "installing torch==$TORCH_VERSION in $deps/venv from PyPI (4.6 GB installed with its NVIDIA libraries)"
+        "$deps/venv/bin/pip" install -q --disable-pip-version-check --force-reinstall "torch==$TORCH_VERSION" ||
+            die "pip could not install torch==$TORCH_VERSION from PyPI"
+        note "LibTorch $TORCH_VERSION (cuda): $(libtorch_dir), from PyPI (pip)"
+    fi
 }
 
 libtorch_dir() {
@@ -165,11 +198,11 @@ ffmpeg_tarball() {
 for step in $steps; do
     case $step in
     system)  system_packages ;;
-    cuda)    [ -n "${NO_CUDA:-}" ] || cuda_toolkit ;;
+    libs)    library_packages ;;
     torch)   torch_venv ;;
-    nvcodec) [ -n "${NO_CUDA:-}" ] || nvcodec_headers ;;
+    nvcodec) nvcodec_headers ;;
     ffmpeg)  ffmpeg_tarball ;;
-    *)       die "unknown step '$step' (system, cuda, torch, nvcodec, ffmpeg)" ;;
+    *)       die "unknown step '$step' (system, libs, torch, nvcodec, ffmpeg)" ;;
     esac
 done
 say "done${summary:+:}$summary"

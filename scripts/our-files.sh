@@ -1,7 +1,7 @@
 #!/bin/sh
 # List the files we own that live at FFmpeg paths (relative to the repo root).
 top=$(cd "$(dirname "$0")/.." && pwd)
-dirs="compat doc fftools libavcodec libavdevice libavfilter libavformat libavutil libswresample libswscale tests tools"
+dirs="compat fftools libavcodec libavdevice libavfilter libavformat libavutil libswresample libswscale tests tools"
 cd "$top" || exit 1
 if git rev-parse --git-dir >/dev/null 2>&1; then
     # shellcheck disable=SC2086 # a list of folders
