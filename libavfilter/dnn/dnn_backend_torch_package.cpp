@@ -187,10 +187,17 @@ static int open_package(THPackage **package, DnnContext *ctx)
 int th_package_open(THPackage **package, DnnContext *ctx) noexcept
 {
     *package = NULL;
-    if (ctx->torch_option.model_format == TH_MODEL_FORMAT_TORCHSCRIPT)
+    return th_catch_all(ctx, "Could not read the .pt2 package", [&] {
+        if (ctx->torch_option.model_format != TH_MODEL_FORMAT_TORCHSCRIPT)
+            return open_package(package, ctx);
+        // TorchScript's loader would call a package a corrupted checkpoint
+        if (is_package_file(ctx->model_filename)) {
+            av_log(ctx, AV_LOG_ERROR, "\"%s\" is a .pt2 package (torch.export + AOTInductor), "
+                   "not TorchScript: set model_format=pt2 (or auto)\n", ctx->model_filename);
+            return AVERROR(EINVAL);
+        }
         return 0;
-    return th_catch_all(ctx, "Could not read the .pt2 package",
-                        [&] { return open_package(package, ctx); });
+    });
 }
 
 /**

@@ -28,6 +28,11 @@ int th_place_on_device(torch::jit::Module *model, THPackage *package, const c10:
 {
     int ret;
 
+    // LibTorch's CPU kernels are fast in fp32 and bf16, but few are in fp16
+    if (device.is_cpu() && ctx->torch_option.precision == TH_PRECISION_FP16)
+        av_log(ctx, AV_LOG_WARNING, "precision=fp16 on the CPU: LibTorch has few fast fp16 "
+               "kernels for CPUs, the model may run several times slower than in fp32; "
+               "prefer fp32, or bf16\n");
     if (package)
         return th_package_place(package, device, cuda_frames, ctx);
     ret = th_catch_all(ctx, "Could not move the model to its device",

@@ -16,6 +16,10 @@
 #       BYTES per sample (1, or 2 for 16-bit layouts such as p010)
 #   torch-check.sh log FFMPEG ARGS...
 #       like error, at the info level
+#   torch-check.sh warning FFMPEG ARGS...
+#       like error, at the warning level
+#   torch-check.sh help FFMPEG FILTER OPTION...
+#       print the lines of "ffmpeg -h filter=FILTER" that describe OPTIONs
 #   torch-check.sh fails PATTERN FFMPEG ARGS...
 #       run ffmpeg, which must fail: print whether it exited with an error
 #       (not killed by a signal, as an abort is) and logged an error of the
@@ -61,16 +65,20 @@ compare_raw() {
 }
 
 case $mode in
-error|log)
+error|warning|log)
     ffmpeg=$1; shift
-    level=error; [ "$mode" = log ] && level=info
-    log=$("$ffmpeg" -nostdin -nostats -hide_banner -v $level "$@" 2>&1 >/dev/null)
+    level=$mode; [ "$mode" = log ] && level=info
+    log=$("$ffmpeg" -nostdin -nostats -hide_banner -v "$level" "$@" 2>&1 >/dev/null)
     status=$?
     # keep the filter's own lines (the CLI's teardown order varies) and drop
     # what differs between machines: pointers and the build directory
     printf '%s\n' "$log" | grep -E '^\[(dnn_|Parsed_dnn_processing)' |
         sed -e 's/ @ 0x[0-9a-f]*\]/]/g' -e "s|$(pwd)/||g"
     echo "exit code: $status"
+    ;;
+help)
+    ffmpeg=$1 filter=$2; shift 2
+    "$ffmpeg" -hide_banner -h "filter=$filter" | grep -E "^ +($(echo "$@" | tr ' ' '|')) "
     ;;
 fails)
     pattern=$1 ffmpeg=$2; shift 2

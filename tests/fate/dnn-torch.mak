@@ -147,6 +147,41 @@ fate-dnn-torch-async-early-stop: CMD = $(DNN_TORCH_CHECK) error $(TARGET_PATH)/f
 # time by tools/dnn-torch-export.py (tests/dnn/make-torch-packages.sh): the
 # same frames as the TorchScript models give, and the mismatches refused
 DNN_TORCH_PT2_STAMP = $(DNN_TORCH_DATA)/packages.stamp
+# Real files: the committed clips of tests/dnn/make-clips.sh, decoded by
+# FFmpeg's own decoders and run through exact models, every frame's checksum
+# against the reference; the audio is copied, packet for packet.
+DNN_TORCH_H264 = -i $(SRC_PATH)/tests/dnn/h264-aac.mp4
+DNN_TORCH_VP9  = -i $(SRC_PATH)/tests/dnn/vp9-opus.mkv
+FATE_DNN_TORCH_H264-$(call ALLYES, MOV_DEMUXER H264_DECODER H264_PARSER AAC_PARSER) += fate-dnn-torch-h264-aac
+fate-dnn-torch-h264-aac: CMD = framecrc $(DNN_TORCH_H264) -c:a copy \
+    -vf dnn_processing=dnn_backend=torch:model=$(DNN_TORCH_DIR)/swap_invert.pt:yuv_input=rgb
+FATE_DNN_TORCH_H264-$(call ALLYES, MATROSKA_DEMUXER VP9_DECODER VP9_PARSER OPUS_PARSER) += fate-dnn-torch-vp9-opus
+fate-dnn-torch-vp9-opus: CMD = framecrc $(DNN_TORCH_VP9) -c:a copy \
+    -vf dnn_processing=dnn_backend=torch:model=$(DNN_TORCH_DIR)/nearest2x.pt
+FATE_DNN_TORCH += $(FATE_DNN_TORCH_H264-yes)
+
+# What the options say and take.  dnn_backend left out: torch is the default
+# where TensorFlow is not built; a backend that is not built is named as such.
+ifeq ($(CONFIG_LIBTENSORFLOW),)
+FATE_DNN_TORCH += fate-dnn-torch-default-backend
+fate-dnn-torch-default-backend: CMD = framecrc -f lavfi -i testsrc2=s=320x240:r=25,format=rgb24 -frames:v 5 \
+    -vf dnn_processing=model=$(DNN_TORCH_DIR)/swap_invert.pt
+FATE_DNN_TORCH += fate-dnn-torch-error-backend-not-built
+fate-dnn-torch-error-backend-not-built: CMD = $(DNN_TORCH_CHECK) error $(TARGET_PATH)/ffmpeg \
+    -f lavfi -i testsrc2=s=64x48:r=25,format=rgb24 -frames:v 2 \
+    -vf dnn_processing=dnn_backend=1:model=$(DNN_TORCH_DIR)/identity.pt -f null -
+endif
+# the help of the options a user sets first: defaults that exist, devices
+FATE_DNN_TORCH += fate-dnn-torch-help
+fate-dnn-torch-help: CMD = $(DNN_TORCH_CHECK) help $(TARGET_PATH)/ffmpeg dnn_processing \
+    dnn_backend nireq device async precision
+$(eval $(call FATE_DNN_TORCH_ERROR,nireq-too-many,identity.pt,64x48,:nireq=17))
+# fp16 on the CPU is slow in LibTorch: said once, at the warning level
+FATE_DNN_TORCH += fate-dnn-torch-warning-fp16-cpu
+fate-dnn-torch-warning-fp16-cpu: CMD = $(DNN_TORCH_CHECK) warning $(TARGET_PATH)/ffmpeg \
+    -f lavfi -i testsrc2=s=64x48:r=25,format=rgb24 -frames:v 3 \
+    -vf dnn_processing=dnn_backend=torch:model=$(DNN_TORCH_DIR)/conv.pt:precision=fp16 -f null -
+
 $(DNN_TORCH_PT2_STAMP): $(SRC_PATH)/tests/dnn/make-torch-packages.sh $(SRC_PATH)/tools/dnn-torch-export.py $(DNN_TORCH_STAMP)
 	$(M)$< $(TORCH_PYTHON) $(SRC_PATH) $(@D) && touch $@
 
