@@ -43,7 +43,13 @@ cd "$work/fork"
 export FORK_CACHE_DIR="$top/.deps"
 ./configure --config=quick "$@" >"$work/configure.log" 2>&1 || { cat "$work/configure.log"; exit 1; }
 cat "$work/configure.log"
-make -s build >"$work/build.log" 2>&1 || { tail -30 "$work/build.log"; echo "check-no-toolkit: FAILED (the build)"; exit 1; }
+# the build's log stays, for a failure
+log=$top/build/check-no-toolkit.log
+mkdir -p "$top/build"
+if ! make build >"$log" 2>&1; then
+    grep -E -m 20 'error|Error' "$log"
+    echo "check-no-toolkit: FAILED (the build; its log: $log)"; exit 1
+fi
 
 checks=0 failed=0
 check() {

@@ -129,6 +129,7 @@ torch_venv() {
     if [ -x "$py" ] && [ "$("$py" -c "import torch
 print('cuda' if torch.version.cuda else 'cpu') if torch.__version__.split('+')[0] == '$TORCH_VERSION' else ''" 2>/dev/null)" = "$torch_flavour" ]; then
         note "LibTorch $TORCH_VERSION ($torch_flavour): $(libtorch_dir), installed earlier"
+        [ "$torch_flavour" = cpu ] || cuda_headers
         return 0
     fi
     [ -x "$py" ] || python3 -m venv "$deps/venv"
@@ -143,7 +144,29 @@ print('cuda' if torch.version.cuda else 'cpu') if torch.__version__.split('+')[0
         "$deps/venv/bin/pip" install -q --disable-pip-version-check --force-reinstall "torch==$TORCH_VERSION" ||
             die "pip could not install torch==$TORCH_VERSION from PyPI"
         note "LibTorch $TORCH_VERSION (cuda): $(libtorch_dir), from PyPI (pip)"
+        cuda_headers
     fi
+}
+
+# The CUDA headers that LibTorch's CUDA headers include, where there is no
+# toolkit: torch's NVIDIA packages bring the runtime's (cuda_runtime_api.h),
+# not the crt/ and CCCL (nv/target) ones those include; NVIDIA's
+# cuda-toolkit package of the version torch depends on has them as its
+# "crt" and "cccl" extras (18 MB).
+cuda_headers() {
+    py=$deps/venv/bin/python3
+    if "$py" -c 'import glob, os, sys, torch
+include = os.path.join(os.path.dirname(torch.__file__), "..", "nvidia", "*", "include")
+sys.exit(not glob.glob(os.path.join(include, "crt", "host_defines.h")) or
+         not glob.glob(os.path.join(include, "nv", "target")))' 2>/dev/null; then
+        return 0
+    fi
+    version=$("$py" -c 'import importlib.metadata as m; print(m.version("cuda-toolkit"))' 2>/dev/null) ||
+        die "torch's NVIDIA packages name no cuda-toolkit version: cannot add the CUDA headers"
+    say "installing cuda-toolkit[crt,cccl]==$version (the CUDA headers for LibTorch's CUDA headers)"
+    "$deps/venv/bin/pip" install -q --disable-pip-version-check "cuda-toolkit[crt,cccl]==$version" ||
+        die "pip could not install cuda-toolkit[crt,cccl]==$version from PyPI"
+    note "CUDA headers: cuda-toolkit[crt,cccl]==$version, from PyPI (pip)"
 }
 
 libtorch_dir() {
