@@ -140,6 +140,24 @@ del package  # its destructor removes what it unpacked into /tmp
 """
 
 
+def check_output(module, x):
+    """What dnn_processing makes of the module's output on x: integer types
+    are refused (no picture in [0, 1]); NaN and infinities are written as 0
+    and 1, which is rarely what a model means, so say so."""
+    with torch.no_grad():
+        y = module(x)
+    if not isinstance(y, torch.Tensor) or y.dim() != 4:
+        fail("the module returns %s, not one 4-D NCHW tensor" %
+             (type(y).__name__ if not isinstance(y, torch.Tensor) else "a %d-D tensor" % y.dim()))
+    if not y.is_floating_point():
+        fail("the module returns %s values: dnn_processing needs floating point in [0, 1] "
+             "(convert in the module, for example x.float() / 255)" % y.dtype)
+    bad = int((~torch.isfinite(y)).sum())
+    if bad:
+        print("warning: the module's output has %d NaN or infinite values on a random frame; "
+              "dnn_processing writes them as 0 (NaN, -Inf) and 1 (+Inf)" % bad)
+
+
 def check(args, module, x):
     """Largest |package - eager| on x, run in another process."""
     with torch.no_grad():
@@ -165,7 +183,9 @@ def check(args, module, x):
         shutil.rmtree(tmpdir, ignore_errors=True)
     if got.shape != expected.shape:
         fail("the result is %s, the module's %s" % (tuple(got.shape), tuple(expected.shape)))
-    return (got.float() - expected).abs().max().item()
+    # compared as dnn_processing writes them: NaN and infinities as 0 and 1
+    written = [t.float().nan_to_num(0.0, 1.0, 0.0) for t in (got, expected)]
+    return (written[0] - written[1]).abs().max().item()
 
 
 def main():
@@ -212,6 +232,7 @@ def main():
     x = torch.rand(1, args.channels, h, w, device=args.device).to(dtype).contiguous(
         memory_format=torch_format)
 
+    check_output(module, x)
     start = time.monotonic()
     if args.format == "torchscript":
         torch.jit.script(module).save(args.output)

@@ -97,7 +97,6 @@ int ff_dnn_cuda_check_frame(void *log_ctx, AVFilterLink *inlink, const AVFrame *
     AVHWFramesContext *configured = input_frames(inlink);
     AVHWFramesContext *frames = frame->hw_frames_ctx ?
                                 (AVHWFramesContext *)frame->hw_frames_ctx->data : NULL;
-    size_t width, height;
 
     if (!frames || frames->device_ctx->type != AV_HWDEVICE_TYPE_CUDA || !frame->data[0]) {
         av_log(log_ctx, AV_LOG_ERROR, "A CUDA frame without CUDA frames context or data\n");
@@ -115,11 +114,13 @@ int ff_dnn_cuda_check_frame(void *log_ctx, AVFilterLink *inlink, const AVFrame *
         return AVERROR(EINVAL);
     }
     // hardware frames keep their size when cropped: crop_* tell what is seen
-    width  = (size_t)frame->crop_left + frame->crop_right;
-    height = (size_t)frame->crop_top  + frame->crop_bottom;
+    // (their sums could wrap: checked as av_frame_apply_cropping() does)
     if (frame->width != inlink->w || frame->height != inlink->h ||
         frame->width > frames->width || frame->height > frames->height ||
-        width >= (size_t)frame->width || height >= (size_t)frame->height) {
+        frame->crop_left >= INT_MAX - frame->crop_right ||
+        frame->crop_top  >= INT_MAX - frame->crop_bottom ||
+        frame->crop_left + frame->crop_right  >= (size_t)frame->width ||
+        frame->crop_top  + frame->crop_bottom >= (size_t)frame->height) {
         av_log(log_ctx, AV_LOG_ERROR, "A CUDA frame of %dx%d (crop %zu,%zu,%zu,%zu, in frames "
                "of %dx%d) arrived on a link configured for %dx%d\n", frame->width,
                frame->height, frame->crop_left, frame->crop_top, frame->crop_right,

@@ -192,6 +192,37 @@ class TwoChannels(torch.nn.Module):
         return x[:, 0:2]
 
 
+class ByteOutput(torch.nn.Module):
+    """Returns 8-bit integers 0..255: no picture in [0, 1]."""
+
+    def forward(self, x):
+        return (x * 255.0).round().to(torch.uint8)
+
+
+class NonFinite(torch.nn.Module):
+    """NaN in the top-left 2x2 block, +Inf and -Inf in the two pixels below
+    it, in every channel: 6 values a channel, each frame."""
+
+    def forward(self, x):
+        y = x.clone()
+        y[:, :, 0:2, 0:2] = float("nan")
+        y[:, :, 2, 0] = float("inf")
+        y[:, :, 2, 1] = float("-inf")
+        return y
+
+
+class NonFiniteWritten(torch.nn.Module):
+    """NonFinite's output as the filter writes it: NaN and -Inf as 0, +Inf
+    as 1."""
+
+    def forward(self, x):
+        y = x.clone()
+        y[:, :, 0:2, 0:2] = 0.0
+        y[:, :, 2, 0] = 1.0
+        y[:, :, 2, 1] = 0.0
+        return y
+
+
 MODELS = {
     "identity": Identity,
     "swap_invert": SwapInvert,
@@ -206,6 +237,9 @@ MODELS = {
     "lut_out_of_range": LutOutOfRange,
     "two_channels": TwoChannels,
     "luma_conv": lambda: SmallConv(1),
+    "byte_output": ByteOutput,
+    "non_finite": NonFinite,
+    "non_finite_written": NonFiniteWritten,
 }
 
 # saved as they are, not in eval mode

@@ -18,6 +18,9 @@
 #       like error, at the info level
 #   torch-check.sh warning FFMPEG ARGS...
 #       like error, at the warning level
+#   torch-check.sh export PYTHON ARGS...
+#       run tools/dnn-torch-export.py ARGS and print its warnings and errors
+#       and its exit code
 #   torch-check.sh help FFMPEG FILTER OPTION...
 #       print the lines of "ffmpeg -h filter=FILTER" that describe OPTIONs
 #   torch-check.sh fails PATTERN FFMPEG ARGS...
@@ -31,6 +34,9 @@
 #       run ffmpeg, whose filter graph ends in showinfo, and print what it
 #       says of each frame's colour: format, chroma location, range, matrix,
 #       primaries, transfer, and side data (mastering display, light level)
+#   torch-check.sh props FFMPEG ARGS...
+#       run ffmpeg, whose filter graph ends in showinfo, and print the size,
+#       sample aspect ratio and side data (their kinds) of the first frame
 #   torch-check.sh gpu-memory FFMPEG MAX_GROWTH_MIB ARGS...
 #       run ffmpeg while sampling the GPU's used memory (nvidia-smi); print
 #       whether it grew by at most MAX_GROWTH_MIB from the second quarter of
@@ -74,6 +80,13 @@ error|warning|log)
     # what differs between machines: pointers and the build directory
     printf '%s\n' "$log" | grep -E '^\[(dnn_|Parsed_dnn_processing)' |
         sed -e 's/ @ 0x[0-9a-f]*\]/]/g' -e "s|$(pwd)/||g"
+    echo "exit code: $status"
+    ;;
+export)
+    python=$1; shift
+    log=$("$python" "$src/tools/dnn-torch-export.py" "$@" 2>&1)
+    status=$?
+    printf '%s\n' "$log" | grep -E '^(warning|error):'
     echo "exit code: $status"
     ;;
 help)
@@ -151,6 +164,17 @@ showinfo)
         awk '/^n: / { if (seen++) exit; sub(/ pts:.* fmt:/, " fmt:"); sub(/ sar:[^ ]*/, "");
                       sub(/ i:.*/, ""); print; next }
              seen && (/^color_range:/ || /side data/) { print }'
+    echo "exit code: $status"
+    ;;
+props)
+    ffmpeg=$1; shift
+    log=$("$ffmpeg" -nostdin -nostats -hide_banner -v info "$@" 2>&1 >/dev/null)
+    status=$?
+    printf '%s\n' "$log" | grep -E '^\[Parsed_showinfo' | sed -e 's/^\[[^]]*\] *//' |
+        awk '/^n: / { if (seen++) exit; s = sar = $0
+                      sub(/.* s:/, "", s); sub(/ .*/, "", s); sub(/.* sar:/, "", sar); sub(/ .*/, "", sar)
+                      print "size " s " sar " sar; next }
+             seen && /side data - / { sub(/^.*side data - /, ""); sub(/:.*/, ""); print "side data: " $0 }'
     echo "exit code: $status"
     ;;
 gpu-memory)

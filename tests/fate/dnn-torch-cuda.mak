@@ -72,6 +72,42 @@ $(eval $(call FATE_DNN_TORCH_NVDEC,conv,conv,45,rgb))
 $(eval $(call FATE_DNN_TORCH_NVDEC,luma-conv,luma_conv,45,luma))
 $(eval $(call FATE_DNN_TORCH_NVDEC,luma-nearest2x,nearest2x,45,luma))
 
+# Through FFmpeg's public API (tests/dnn/api-dnn-cuda.c): a graph on CUDA
+# frames run, its device freed and a new one created, twice on one thread,
+# with the same frames (cuDNN's handles of the first context must not be
+# reused); frames of another frames context and crop fields that wrap around
+# are EINVAL; a failed upload is an error.
+DNN_TORCH_API_CUDA = $(DNN_TORCH_DATA)/api-dnn-cuda$(EXESUF)
+$(DNN_TORCH_API_CUDA): $(SRC_PATH)/tests/dnn/api-dnn-cuda.c $(FF_DEP_LIBS) | $(DNN_TORCH_STAMP)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@.o $<
+	$(LD) $(LDFLAGS) $(LDEXEFLAGS) -o $@ $@.o $(FF_EXTRALIBS) $(ELIBS)
+FATE_DNN_TORCH_CUDA += fate-dnn-torch-cuda-api
+fate-dnn-torch-cuda-api: $(DNN_TORCH_API_CUDA)
+fate-dnn-torch-cuda-api: CMD = run $(DNN_TORCH_API_CUDA) $(DNN_TORCH_DIR)/conv.pt
+
+# NaN and infinities on CUDA frames: counted behind the stream, written as
+# 0 and 1 as on the CPU
+FATE_DNN_TORCH_CUDA += fate-dnn-torch-cuda-warning-non-finite
+fate-dnn-torch-cuda-warning-non-finite: CMD = $(DNN_TORCH_CHECK) warning $(TARGET_PATH)/ffmpeg \
+    -init_hw_device cuda=cu -filter_hw_device cu -f lavfi -i testsrc2=s=64x48:r=25:d=0.12,format=rgb0 \
+    -vf hwupload,dnn_processing=dnn_backend=torch:model=$(DNN_TORCH_DIR)/non_finite.pt -f null -
+FATE_DNN_TORCH_CUDA += fate-dnn-torch-cuda-non-finite-nv12
+fate-dnn-torch-cuda-non-finite-nv12: CMD = $(DNN_TORCH_CHECK) compare $(TARGET_PATH) exact \
+    -init_hw_device cuda=cu -filter_hw_device cu -f lavfi -i testsrc2=s=64x48:r=25,format=rgb24 -frames:v 3 \
+    -vf format=nv12,hwupload,dnn_processing=dnn_backend=torch:model=$(DNN_TORCH_DIR)/non_finite.pt:yuv_input=rgb,hwdownload,format=nv12 -- \
+    -init_hw_device cuda=cu -filter_hw_device cu -f lavfi -i testsrc2=s=64x48:r=25,format=rgb24 -frames:v 3 \
+    -vf format=nv12,hwupload,dnn_processing=dnn_backend=torch:model=$(DNN_TORCH_DIR)/non_finite_written.pt:yuv_input=rgb,hwdownload,format=nv12
+
+# NVDEC of the committed H.264 clip (tests/dnn/make-clips.sh): the model on
+# its nv12 CUDA frames gives the picture of FFmpeg's software decoder and the
+# CPU path, all 50 frames (5760000 bytes of nv12)
+DNN_TORCH_H264_SR = dnn_processing=dnn_backend=torch:model=$(DNN_TORCH_DIR)/swap_invert.pt:yuv_input=rgb
+FATE_DNN_TORCH_CUDA += fate-dnn-torch-cuda-nvdec-h264
+fate-dnn-torch-cuda-nvdec-h264: CMD = $(DNN_TORCH_CHECK) compare $(TARGET_PATH) 45 \
+    -hwaccel cuda -hwaccel_output_format cuda -i $(SRC_PATH)/tests/dnn/h264-aac.mp4 -an \
+    -vf $(DNN_TORCH_H264_SR),hwdownload,format=nv12 -- \
+    -i $(SRC_PATH)/tests/dnn/h264-aac.mp4 -an -vf format=nv12,$(DNN_TORCH_H264_SR)
+
 # NVDEC of a real 10-bit stream: HEVC Main10 with HDR10 metadata (made by
 # x265, tests/dnn/make-hevc-main10.sh), decoded to p010 CUDA frames.  The
 # output frames keep the layout, colour properties and side data.

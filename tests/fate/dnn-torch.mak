@@ -147,6 +147,50 @@ fate-dnn-torch-async-early-stop: CMD = $(DNN_TORCH_CHECK) error $(TARGET_PATH)/f
 # time by tools/dnn-torch-export.py (tests/dnn/make-torch-packages.sh): the
 # same frames as the TorchScript models give, and the mismatches refused
 DNN_TORCH_PT2_STAMP = $(DNN_TORCH_DATA)/packages.stamp
+# A model that changes the size: the sample aspect ratio of the new size, no
+# side data that describes the input's geometry (regions of interest here);
+# a model that keeps the size keeps both.
+# $(1) test name, $(2) model
+define FATE_DNN_TORCH_PROPS
+FATE_DNN_TORCH += fate-dnn-torch-props-$(1)
+fate-dnn-torch-props-$(1): CMD = $$(DNN_TORCH_CHECK) props $(TARGET_PATH)/ffmpeg \
+    -f lavfi -i testsrc2=s=64x48:r=25,format=rgb24 -frames:v 1 \
+    -vf setsar=4/3,addroi=x=8:y=8:w=16:h=16:qoffset=-0.2,dnn_processing=dnn_backend=torch:model=$$(DNN_TORCH_DIR)/$(2).pt,showinfo -f null -
+endef
+$(eval $(call FATE_DNN_TORCH_PROPS,width2x,nearest_w2x))
+$(eval $(call FATE_DNN_TORCH_PROPS,2x,nearest2x))
+$(eval $(call FATE_DNN_TORCH_PROPS,same-size,identity))
+
+# Outputs that are no picture: integers are an error that names the type;
+# NaN and infinities are written as 0 (NaN, -Inf) and 1 (+Inf), with a
+# warning for the first frame that has them and a summary at the end.
+$(eval $(call FATE_DNN_TORCH_ERROR,byte-output,byte_output.pt,64x48,))
+FATE_DNN_TORCH += fate-dnn-torch-warning-non-finite
+fate-dnn-torch-warning-non-finite: CMD = $(DNN_TORCH_CHECK) warning $(TARGET_PATH)/ffmpeg \
+    -f lavfi -i testsrc2=s=64x48:r=25:d=0.12,format=rgb24 \
+    -vf dnn_processing=dnn_backend=torch:model=$(DNN_TORCH_DIR)/non_finite.pt -f null -
+# $(1) test name, $(2) pixel format, $(3) options
+define FATE_DNN_TORCH_NON_FINITE
+FATE_DNN_TORCH += fate-dnn-torch-non-finite-$(1)
+fate-dnn-torch-non-finite-$(1): CMD = $$(DNN_TORCH_CHECK) compare $(TARGET_PATH) exact \
+    -f lavfi -i testsrc2=s=64x48:r=25,format=rgb24 -frames:v 3 \
+    -vf format=$(2),dnn_processing=dnn_backend=torch:model=$$(DNN_TORCH_DIR)/non_finite.pt$(3) -- \
+    -f lavfi -i testsrc2=s=64x48:r=25,format=rgb24 -frames:v 3 \
+    -vf format=$(2),dnn_processing=dnn_backend=torch:model=$$(DNN_TORCH_DIR)/non_finite_written.pt$(3)
+endef
+# the export tool refuses integer outputs and warns of NaN and infinities
+# $(1) test name, $(2) module of gen_torch_models.py
+define FATE_DNN_TORCH_EXPORT_CHECK
+FATE_DNN_TORCH += fate-dnn-torch-export-$(1)
+fate-dnn-torch-export-$(1): CMD = $$(DNN_TORCH_CHECK) export $(TORCH_PYTHON) \
+    $(SRC_PATH)/tests/dnn/gen_torch_models.py:$(2) $$(DNN_TORCH_DIR)/export-$(1).pt --format torchscript
+endef
+$(eval $(call FATE_DNN_TORCH_EXPORT_CHECK,byte-output,ByteOutput))
+$(eval $(call FATE_DNN_TORCH_EXPORT_CHECK,non-finite,NonFinite))
+$(eval $(call FATE_DNN_TORCH_NON_FINITE,rgb24,rgb24,))
+$(eval $(call FATE_DNN_TORCH_NON_FINITE,yuv420p-rgb,yuv420p,:yuv_input=rgb))
+$(eval $(call FATE_DNN_TORCH_NON_FINITE,gray-sync,gray,:async=0))
+
 # Real files: the committed clips of tests/dnn/make-clips.sh, decoded by
 # FFmpeg's own decoders and run through exact models, every frame's checksum
 # against the reference; the audio is copied, packet for packet.
