@@ -126,16 +126,21 @@ static int graph_init(Graph *g, AVBufferRef *frames, const char *model)
         av_free(par);
         return AVERROR(ENOMEM);
     }
-    snprintf(args, sizeof(args), "video_size=%dx%d:pix_fmt=%d:time_base=1/25:pixel_aspect=1/1",
-             WIDTH, HEIGHT, AV_PIX_FMT_CUDA);
-    ret = avfilter_graph_create_filter(&g->src, avfilter_get_by_name("buffer"), "in", args,
-                                       NULL, g->graph);
-    if (ret >= 0) {
-        par->hw_frames_ctx = frames;
-        ret = av_buffersrc_parameters_set(g->src, par);
+    // CUDA frames: the source needs their frames context before its init
+    g->src = avfilter_graph_alloc_filter(g->graph, avfilter_get_by_name("buffer"), "in");
+    if (!g->src) {
+        av_free(par);
+        return AVERROR(ENOMEM);
     }
+    par->format              = AV_PIX_FMT_CUDA;
+    par->width               = WIDTH;
+    par->height              = HEIGHT;
+    par->time_base           = (AVRational){ 1, 25 };
+    par->sample_aspect_ratio = (AVRational){ 1, 1 };
+    par->hw_frames_ctx       = frames;
+    ret = av_buffersrc_parameters_set(g->src, par);
     av_free(par);
-    if (ret < 0)
+    if (ret < 0 || (ret = avfilter_init_str(g->src, NULL)) < 0)
         return ret;
     snprintf(args, sizeof(args), "dnn_backend=torch:model=%s", model);
     if ((ret = avfilter_graph_create_filter(&dnn, avfilter_get_by_name("dnn_processing"), "dnn",
