@@ -18,8 +18,6 @@
  * Foundation, Inc., 51 Franklin Street, Fifth Floor, Boston, MA 02110-1301 USA
  */
 
-#include <c10/core/impl/VirtualGuardImpl.h>
-
 #include "dnn_backend_torch_error.h"
 #include "dnn_backend_torch_output.h"
 
@@ -38,54 +36,69 @@ void THOutputValues::account(int64_t count, int64_t pts, DnnContext *ctx)
     frames++;
     if (!count)
         return;
-    if (!bad_frames)
+    if (!first_seen)
         av_log(ctx, AV_LOG_WARNING, "The model's output has %" PRId64 " NaN or infinite "
                "values in the frame of pts %" PRId64 ": they are written as 0 (NaN, -Inf) "
                "and 1 (+Inf); further frames are counted, and summed up at the end\n",
                count, pts);
+    if (!first_seen || pts < first_pts) {
+        first_pts  = pts;
+        first_seen = true;
+    }
     bad_frames++;
     bad_values += count;
 }
 
-int THOutputValues::sanitize(torch::Tensor *output, int64_t pts, bool deferred,
+int THOutputValues::sanitize(torch::Tensor *output, int64_t pts, bool on_gpu,
                              DnnContext *ctx) noexcept
 {
     return th_catch_all(ctx, "Could not check the values of the model's output", [&] {
-        const c10::Device device = output->device();
         torch::Tensor count = torch::isfinite(*output).logical_not_().sum();
 
         *output = torch::nan_to_num(*output, 0.0, 1.0, 0.0);
-        if (!deferred) {
+        if (!on_gpu) {
             account(count.item<int64_t>(), pts, ctx);
             return 0;
         }
-        // behind the stream: a pinned copy, and an event that says when it is there
-        Pending p = { torch::empty({}, count.options().device(torch::kCPU).pinned_memory(true)),
-                      c10::Event(device.type()), pts };
-        p.count.copy_(count, /* non_blocking */ true);
-        p.written.record(c10::impl::VirtualGuardImpl(device.type()).getStream(device));
-        pending.push_back(std::move(p));
-        collect(false, ctx);
+        // summed where they are: reading them would wait for the GPU
+        if (!gpu_counts.defined())
+            gpu_counts = torch::tensor({ 0, 0, -1 }, count.options());
+        torch::Tensor seen = count.gt(0);
+        gpu_counts[0] += seen;
+        gpu_counts[1] += count;
+        gpu_counts[2] = torch::where(seen.logical_and(gpu_counts[2].lt(0)),
+                                     count.new_full({}, pts), gpu_counts[2]);
+        gpu_frames++;
         return 0;
     });
 }
 
-void THOutputValues::collect(bool stream_done, DnnContext *ctx) noexcept
+void THOutputValues::collect(DnnContext *ctx) noexcept
 {
     th_catch_all(ctx, "Could not read the counts of non-finite values", [&] {
-        while (!pending.empty() && (stream_done || pending.front().written.query())) {
-            account(pending.front().count.item<int64_t>(), pending.front().pts, ctx);
-            pending.pop_front();
+        if (!gpu_counts.defined())
+            return 0;
+        torch::Tensor counts = gpu_counts.cpu();
+        int64_t pts = counts[2].item<int64_t>();
+
+        frames += gpu_frames;
+        bad_frames += counts[0].item<int64_t>();
+        bad_values += counts[1].item<int64_t>();
+        if (pts >= 0 && (!first_seen || pts < first_pts)) {
+            first_pts  = pts;
+            first_seen = true;
         }
+        gpu_counts = torch::Tensor();
+        gpu_frames = 0;
         return 0;
     });
 }
 
-void THOutputValues::report(DnnContext *ctx) noexcept
+void THOutputValues::report(DnnContext *ctx) const noexcept
 {
-    pending.clear();
     if (bad_frames)
         av_log(ctx, AV_LOG_WARNING, "The model's output had NaN or infinite values in "
-               "%" PRId64 " of %" PRId64 " frames, %" PRId64 " values in all\n",
-               bad_frames, frames, bad_values);
+               "%" PRId64 " of %" PRId64 " frames (the first: pts %" PRId64 "), %" PRId64
+               " values in all; they were written as 0 (NaN, -Inf) and 1 (+Inf)\n",
+               bad_frames, frames, first_pts, bad_values);
 }

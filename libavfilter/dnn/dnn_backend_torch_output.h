@@ -23,20 +23,19 @@
  * What the LibTorch backend makes of the values of a model's output: only
  * floating-point types are pictures, and NaN and infinities, which have no
  * code value, are written as 0 (NaN, -Inf) and 1 (+Inf), counted and
- * reported: a warning for the first frame that has them, a summary at the
- * end.  On CUDA frames the counts come back to the host behind the frames'
- * stream, without waiting for it.
+ * reported.  On the CPU (and for frames in system memory) a warning comes
+ * with the first frame that has them; on CUDA frames, whose stream the
+ * filter does not wait for, they are counted on the GPU and read at the
+ * end.  Either way a summary ends the stream.
  */
 
 #ifndef AVFILTER_DNN_DNN_BACKEND_TORCH_OUTPUT_H
 #define AVFILTER_DNN_DNN_BACKEND_TORCH_OUTPUT_H
 
-#include <deque>
-
-#include <c10/core/Event.h>
 #include <torch/torch.h>
 
 extern "C" {
+#include "libavutil/avutil.h"
 #include "libavfilter/dnn_interface.h"
 }
 
@@ -51,39 +50,35 @@ public:
 
     /**
      * Replace output's NaN and infinities (NaN and -Inf by 0, +Inf by 1) and
-     * count them for the frame of timestamp pts.  On a GPU the count is
-     * queued on the current stream and read when it is there (deferred
-     * true: CUDA frames, whose stream the filter does not wait for);
-     * elsewhere it is read at once.  0 or an AVERROR, logged.
+     * count them for the frame of timestamp pts: on the GPU that made them,
+     * without waiting for it, when on_gpu (CUDA frames); else at once.  0 or
+     * an AVERROR, logged.
      */
-    int sanitize(torch::Tensor *output, int64_t pts, bool deferred, DnnContext *ctx) noexcept;
+    int sanitize(torch::Tensor *output, int64_t pts, bool on_gpu, DnnContext *ctx) noexcept;
 
     /**
-     * Read the counts the GPU has written by now; with stream_done (the
-     * frames' stream waited for) all of them.  Call inside a CUDA section
-     * where counts are deferred.
+     * Read the counts made on the GPU (a wait for it): at the end of the
+     * stream, inside the CUDA section of the frames.
      */
-    void collect(bool stream_done, DnnContext *ctx) noexcept;
+    void collect(DnnContext *ctx) noexcept;
 
-    /**
-     * The summary, at the end: how many frames had non-finite values.
-     * Counts still on their way are dropped: call inside a CUDA section
-     * where they are deferred.
-     */
-    void report(DnnContext *ctx) noexcept;
+    /** The summary, at the end: how many frames had non-finite values. */
+    void report(DnnContext *ctx) const noexcept;
 
 private:
-    struct Pending {
-        torch::Tensor count;    ///< int64, in pinned host memory
-        c10::Event written;     ///< when the GPU has written count
-        int64_t pts;
-    };
     void account(int64_t count, int64_t pts, DnnContext *ctx);
 
-    std::deque<Pending> pending;
     int64_t frames = 0;         ///< frames whose values were counted
     int64_t bad_frames = 0;     ///< of which with NaN or infinities
     int64_t bad_values = 0;
+    int64_t first_pts = AV_NOPTS_VALUE;  ///< of the first such frame
+    bool first_seen = false;
+    /**
+     * On the GPU: frames with them, values, pts of the first (-1: none
+     * yet), as int64 [3], summed there frame by frame.
+     */
+    torch::Tensor gpu_counts;
+    int64_t gpu_frames = 0;
 };
 
 #endif /* AVFILTER_DNN_DNN_BACKEND_TORCH_OUTPUT_H */
