@@ -46,10 +46,12 @@ cat "$work/configure.log"
 # the build's log stays, for a failure
 log=$top/build/check-no-toolkit.log
 mkdir -p "$top/build"
+start=$(date +%s)
 if ! make build >"$log" 2>&1; then
     grep -E -m 20 'error|Error' "$log"
     echo "check-no-toolkit: FAILED (the build; its log: $log)"; exit 1
 fi
+echo "check-no-toolkit: built in $(($(date +%s) - start)) s"
 
 checks=0 failed=0
 check() {
