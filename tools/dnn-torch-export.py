@@ -28,6 +28,8 @@ import importlib
 import importlib.util
 import json
 import os
+import platform
+import re
 import shutil
 import subprocess
 import sys
@@ -104,6 +106,36 @@ def range_text(lo_hi):
     return str(lo) if lo == hi else "%d-%d" % (lo, hi)
 
 
+# x86 instruction sets a compiler may use for such code, as its preprocessor
+# names them (__AVX2__...) and as Linux's /proc/cpuinfo does
+X86_FEATURES = {
+    "AVX": "avx", "AVX2": "avx2", "FMA": "fma", "F16C": "f16c", "BMI": "bmi1", "BMI2": "bmi2",
+    "AVXVNNI": "avx_vnni", "AVX512F": "avx512f", "AVX512DQ": "avx512dq", "AVX512BW": "avx512bw",
+    "AVX512VL": "avx512vl", "AVX512CD": "avx512cd", "AVX512VNNI": "avx512_vnni",
+    "AVX512BF16": "avx512_bf16", "AVX512FP16": "avx512_fp16", "AVX512VBMI": "avx512vbmi",
+    "AVX512VBMI2": "avx512_vbmi2", "AVX512IFMA": "avx512ifma", "AVX512BITALG": "avx512_bitalg",
+    "AVX512VPOPCNTDQ": "avx512_vpopcntdq", "AMX_TILE": "amx_tile", "AMX_BF16": "amx_bf16",
+    "AMX_INT8": "amx_int8", "AMX_FP16": "amx_fp16", "GFNI": "gfni", "VAES": "vaes",
+    "VPCLMULQDQ": "vpclmulqdq",
+}
+
+
+def cpu_features():
+    """The instruction sets AOTInductor's compiler enables with -march=native
+    here: a CPU package's code may use any of them, so the filter checks
+    that the CPU running it has them all."""
+    if platform.machine() not in ("x86_64", "AMD64"):
+        return ""
+    from torch._inductor.cpp_builder import get_cpp_compiler
+    run = subprocess.run([get_cpp_compiler(), "-march=native", "-dM", "-E", "-x", "c++",
+                          os.devnull], capture_output=True, text=True)
+    if run.returncode != 0:
+        fail("could not ask the C++ compiler what -march=native enables: %s" %
+             (run.stderr.strip().splitlines() or ["no message"])[-1])
+    macros = set(re.findall(r"#define __(\w+)__ 1", run.stdout))
+    return " ".join(sorted(flag for macro, flag in X86_FEATURES.items() if macro in macros))
+
+
 def export_pt2(module, x, sizes, args, memory_format):
     dynamic = None
     if not args.static:
@@ -121,6 +153,8 @@ def export_pt2(module, x, sizes, args, memory_format):
     if args.device == "cuda":
         # its kernels are compiled for this GPU's architecture only
         metadata["ffmpeg_dnn_cuda_capability"] = "%d.%d" % torch.cuda.get_device_capability()
+    else:
+        metadata["ffmpeg_dnn_cpu_features"] = cpu_features()
     try:
         program = torch.export.export(module, (x,), dynamic_shapes=dynamic)
     except Exception as e:  # torch.export's own errors say what to change

@@ -20,7 +20,10 @@
 
 #include <cinttypes>
 #include <cstdlib>
+#include <fstream>
 #include <memory>
+#include <set>
+#include <sstream>
 #include <string>
 #include <unordered_map>
 #include <caffe2/serialize/inline_container.h>
@@ -49,6 +52,7 @@ public:
     std::string path;
     std::string device_key;             ///< AOTI_DEVICE_KEY: "cpu", "cuda"
     std::string cpu_isa;                ///< AOTI_CPU_ISA: "AVX512 AVX512_VNNI", ...
+    std::string cpu_features;           ///< what -march=native enabled: "avx2 fma f16c", ...
     std::string cuda_capability;        ///< of the GPU it was compiled on: "9.0"
     int precision;                      ///< enum THPrecision of its input
     c10::MemoryFormat memory_format;
@@ -133,6 +137,7 @@ static int read_description(THPackage *p, const std::unordered_map<std::string, 
     }
     p->device_key = value("AOTI_DEVICE_KEY");
     p->cpu_isa    = value("AOTI_CPU_ISA");
+    p->cpu_features = value("ffmpeg_dnn_cpu_features");
     p->cuda_capability = value("ffmpeg_dnn_cuda_capability");
     p->precision  = parse_precision(value("ffmpeg_dnn_dtype"));
     p->channels   = strtoll(value("ffmpeg_dnn_channels").c_str(), NULL, 10);
@@ -200,19 +205,63 @@ int th_package_open(THPackage **package, DnnContext *ctx) noexcept
     });
 }
 
-/**
- * Whether this CPU has the instruction sets a CPU package's code was
- * compiled for (it would die of SIGILL otherwise).
- */
-static bool cpu_runs(const std::string &isa)
+/** The words of text, separated by blanks. */
+static std::set<std::string> words(const std::string &text)
 {
-#if defined(__x86_64__) || defined(__i386__)
-    if (isa.find("AVX512") != std::string::npos && !__builtin_cpu_supports("avx512f"))
-        return false;
-    if (isa.find("AVX2") != std::string::npos && !__builtin_cpu_supports("avx2"))
-        return false;
-#endif
-    return true;
+    std::istringstream in(text);
+    std::set<std::string> set;
+    std::string word;
+
+    while (in >> word)
+        set.insert(word);
+    return set;
+}
+
+/**
+ * The instruction sets a CPU package's code needs, named as Linux's
+ * /proc/cpuinfo names them: those of its vector ISA (AOTI_CPU_ISA, the
+ * flags AOTInductor compiles with) and those -march=native enabled on the
+ * machine that compiled it (ffmpeg_dnn_cpu_features, written by
+ * tools/dnn-torch-export.py), any of which the compiler may have used.
+ */
+static std::set<std::string> cpu_needs(const THPackage *p)
+{
+    static const std::unordered_map<std::string, const char *> isa_flags = {
+        { "AVX2",        "avx2 fma f16c" },
+        { "AVX512",      "avx512f avx512dq avx512vl avx512bw fma" },
+        { "AVX512_VNNI", "avx512_vnni" },
+        { "AMX_TILE",    "amx_tile amx_bf16 amx_int8" },
+    };
+    std::set<std::string> needs = words(p->cpu_features);
+
+    for (const std::string &isa : words(p->cpu_isa)) {
+        auto it = isa_flags.find(isa);
+        for (const std::string &flag : words(it == isa_flags.end() ? isa : it->second))
+            needs.insert(flag);
+    }
+    return needs;
+}
+
+/**
+ * What of needs this CPU lacks, as "a, b", by the flags of /proc/cpuinfo
+ * (it would die of SIGILL on the first such instruction).  Empty where
+ * there is no /proc/cpuinfo to tell (the package then runs as it is).
+ */
+static std::string cpu_lacks(const std::set<std::string> &needs)
+{
+    std::ifstream cpuinfo("/proc/cpuinfo");
+    std::string line, lacks;
+
+    while (std::getline(cpuinfo, line)) {
+        if (line.rfind("flags", 0) != 0 || line.find(':') == std::string::npos)
+            continue;
+        const std::set<std::string> has = words(line.substr(line.find(':') + 1));
+        for (const std::string &flag : needs)
+            if (!has.count(flag))
+                lacks += (lacks.empty() ? "" : ", ") + flag;
+        break;
+    }
+    return lacks;
 }
 
 /** "cpu" or "cuda", as AOTI_DEVICE_KEY names them. */
@@ -251,10 +300,13 @@ static int check_device(const THPackage *p, const c10::Device &device, int cuda_
  */
 static int check_machine(const THPackage *p, const c10::Device &device, DnnContext *ctx)
 {
-    if (device.is_cpu() && !cpu_runs(p->cpu_isa)) {
-        av_log(ctx, AV_LOG_ERROR, "The .pt2 package holds code for a CPU with %s, which "
-               "this CPU lacks: export it on this machine\n", p->cpu_isa.c_str());
-        return AVERROR(ENOSYS);
+    if (device.is_cpu()) {
+        const std::string lacks = cpu_lacks(cpu_needs(p));
+        if (!lacks.empty()) {
+            av_log(ctx, AV_LOG_ERROR, "The .pt2 package holds code that uses instructions "
+                   "this CPU lacks (%s): export it on this kind of machine\n", lacks.c_str());
+            return AVERROR(ENOSYS);
+        }
     }
 #if CONFIG_LIBTORCH_CUDA
     if (device.is_cuda() && !p->cuda_capability.empty()) {

@@ -11,7 +11,9 @@
         ffmpeg_dnn_* metadata says something else, for the error tests:
         PACKAGE-fp16.pt2 (an fp16 input), PACKAGE-torch2.10.pt2 (made by
         another torch), PACKAGE-nometa.pt2 (no ffmpeg_dnn_* keys at all);
-        of a CUDA package also PACKAGE-sm10.pt2 (compiled for another GPU)
+        of a CUDA package also PACKAGE-sm10.pt2 (compiled for another GPU),
+        of a CPU package PACKAGE-isa.pt2 (compiled for a CPU with an
+        instruction set this one lacks)
     gen_torch_models.py reference MODEL IN.raw W H PIXFMT OUT.raw
         run MODEL on one or more raw frames (rgb24 or bgr24) in PyTorch, the
         independent reference for the inexact tests; writes raw frames of the
@@ -296,6 +298,22 @@ def pt2_variants(package):
         meta = json.loads(src.read(next(i for i in src.infolist() if is_metadata(i))))
     if "ffmpeg_dnn_cuda_capability" in meta:
         variant("-sm10", lambda meta: meta.update(ffmpeg_dnn_cuda_capability="1.0"))
+    if meta.get("AOTI_DEVICE_KEY") == "cpu":
+        # one more instruction set, one that this CPU lacks
+        lacks = lacking_cpu_feature()
+        variant("-isa", lambda meta: meta.update(ffmpeg_dnn_cpu_features=(
+            meta.get("ffmpeg_dnn_cpu_features", "") + " " + lacks).strip()))
+
+
+def lacking_cpu_feature():
+    """An x86 instruction set (as /proc/cpuinfo names it) this CPU lacks."""
+    try:
+        with open("/proc/cpuinfo") as f:
+            flags = next(line for line in f if line.startswith("flags")).split(":")[1].split()
+    except (OSError, StopIteration):
+        flags = []
+    candidates = ["amx_fp16", "avx512_fp16", "amx_tile", "avx512_vnni", "avx512f", "avx2"]
+    return next((c for c in candidates if c not in flags), "x86_instructions_to_come")
 
 
 def reference(model_path, inp, w, h, pixfmt, out):

@@ -161,6 +161,15 @@ $(eval $(call FATE_DNN_TORCH_PROPS,width2x,nearest_w2x))
 $(eval $(call FATE_DNN_TORCH_PROPS,2x,nearest2x))
 $(eval $(call FATE_DNN_TORCH_PROPS,same-size,identity))
 
+# Several inferences in flight (nireq=4, async=1): 200 frames in the order
+# and with the content of one inference at a time
+FATE_DNN_TORCH += fate-dnn-torch-nireq4-async
+fate-dnn-torch-nireq4-async: CMD = $(DNN_TORCH_CHECK) compare $(TARGET_PATH) exact \
+    -f lavfi -i testsrc2=s=64x48:r=25,format=rgb24 -frames:v 200 \
+    -vf dnn_processing=dnn_backend=torch:model=$(DNN_TORCH_DIR)/conv.pt:nireq=4:async=1 -- \
+    -f lavfi -i testsrc2=s=64x48:r=25,format=rgb24 -frames:v 200 \
+    -vf dnn_processing=dnn_backend=torch:model=$(DNN_TORCH_DIR)/conv.pt:nireq=1:async=0
+
 # Outputs that are no picture: integers are an error that names the type;
 # NaN and infinities are written as 0 (NaN, -Inf) and 1 (+Inf), with a
 # warning for the first frame that has them and a summary at the end.
@@ -270,6 +279,12 @@ $(eval $(call FATE_DNN_TORCH_PT2_ERROR,channels,swap_invert.pt2,64x48,gray,))
 $(eval $(call FATE_DNN_TORCH_PT2_ERROR,not-a-package,swap_invert.pt,64x48,rgb24,:model_format=pt2))
 $(eval $(call FATE_DNN_TORCH_PT2_ERROR,corrupt,corrupt.pt,64x48,rgb24,:model_format=pt2))
 $(eval $(call FATE_DNN_TORCH_PT2_ERROR,forced-torchscript,swap_invert.pt2,64x48,rgb24,:model_format=torchscript))
+# compiled for a CPU with instructions this one lacks (-march=native there):
+# refused, never SIGILL
+FATE_DNN_TORCH_PT2 += fate-dnn-torch-pt2-error-cpu-lacks
+fate-dnn-torch-pt2-error-cpu-lacks: CMD = $(DNN_TORCH_CHECK) fails "uses instructions this CPU lacks" \
+    $(TARGET_PATH)/ffmpeg -f lavfi -i testsrc2=s=64x48:r=25,format=rgb24 -frames:v 2 \
+    -vf dnn_processing=dnn_backend=torch:model=$(DNN_TORCH_DIR)/swap_invert-isa.pt2 -f null -
 $(FATE_DNN_TORCH_PT2): $(DNN_TORCH_PT2_STAMP)
 FATE_DNN_TORCH += $(FATE_DNN_TORCH_PT2)
 
