@@ -20,6 +20,7 @@
 
 #include <cinttypes>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <memory>
 #include <set>
@@ -34,6 +35,9 @@
 
 extern "C" {
 #include "config.h"
+#include "libavutil/avstring.h"
+#include "libavutil/mem.h"
+#include "libavutil/sha.h"
 }
 #if CONFIG_LIBTORCH_CUDA
 #include <ATen/cuda/CUDAContextLight.h>
@@ -165,6 +169,13 @@ static int read_description(THPackage *p, const std::unordered_map<std::string, 
     return 0;
 }
 
+/** Whether the file's name says it is a .pt2 package. */
+static bool named_pt2(const char *filename)
+{
+    size_t len = strlen(filename);
+    return len >= 4 && !av_strcasecmp(filename + len - 4, ".pt2");
+}
+
 static int open_package(THPackage **package, DnnContext *ctx)
 {
     const char *filename = ctx->model_filename;
@@ -178,6 +189,13 @@ static int open_package(THPackage **package, DnnContext *ctx)
                "but model_format=pt2\n", filename);
         return AVERROR_INVALIDDATA;
     }
+    // native code: loaded only where the user asked for a package
+    if (ctx->torch_option.model_format != TH_MODEL_FORMAT_PT2 && !named_pt2(filename)) {
+        av_log(ctx, AV_LOG_ERROR, "\"%s\" is a .pt2 package, native code that would run in "
+               "this process: it is loaded only when named *.pt2 or with model_format=pt2\n",
+               filename);
+        return AVERROR(EINVAL);
+    }
     p.reset(new THPackage);
     p->path = filename;
     ret = read_description(p.get(),
@@ -186,6 +204,60 @@ static int open_package(THPackage **package, DnnContext *ctx)
     if (ret < 0)
         return ret;
     *package = p.release();
+    return 0;
+}
+
+/** The SHA-256 of a file as 64 lowercase hexadecimal digits; 0 or an AVERROR. */
+static int file_sha256(const char *filename, char hex[65], void *log_ctx)
+{
+    std::unique_ptr<AVSHA, decltype(&av_free)> sha(av_sha_alloc(), &av_free);
+    std::ifstream file(filename, std::ios::binary);
+    uint8_t digest[32];
+    char buf[65536];
+
+    if (!sha)
+        return AVERROR(ENOMEM);
+    if (!file) {
+        av_log(log_ctx, AV_LOG_ERROR, "Could not read the model file \"%s\"\n", filename);
+        return AVERROR(ENOENT);
+    }
+    av_sha_init(sha.get(), 256);
+    while (file.read(buf, sizeof(buf)) || file.gcount() > 0)
+        av_sha_update(sha.get(), (const uint8_t *)buf, file.gcount());
+    if (file.bad()) {
+        av_log(log_ctx, AV_LOG_ERROR, "Could not read the model file \"%s\"\n", filename);
+        return AVERROR(EIO);
+    }
+    av_sha_final(sha.get(), digest);
+    for (int i = 0; i < 32; i++)
+        snprintf(hex + 2 * i, 3, "%02x", digest[i]);
+    return 0;
+}
+
+int th_model_check_sha256(DnnContext *ctx) noexcept
+{
+    const char *want = ctx->torch_option.model_sha256;
+    char have[65];
+    int ret;
+
+    if (!want)
+        return 0;
+    if (strlen(want) != 64 || strspn(want, "0123456789abcdefABCDEF") != 64) {
+        av_log(ctx, AV_LOG_ERROR, "model_sha256 must be 64 hexadecimal digits, not \"%s\"\n",
+               want);
+        return AVERROR(EINVAL);
+    }
+    ret = th_catch_all(ctx, "Could not hash the model file", [&] {
+        return file_sha256(ctx->model_filename, have, ctx);
+    });
+    if (ret < 0)
+        return ret;
+    if (av_strcasecmp(want, have)) {
+        av_log(ctx, AV_LOG_ERROR, "The model file \"%s\" has the SHA-256 %s, not %s "
+               "(model_sha256): it is not loaded\n", ctx->model_filename, have, want);
+        return AVERROR(EINVAL);
+    }
+    av_log(ctx, AV_LOG_VERBOSE, "The model file's SHA-256 is model_sha256's\n");
     return 0;
 }
 

@@ -47,9 +47,18 @@ enum THModelFormat { TH_MODEL_FORMAT_AUTO, TH_MODEL_FORMAT_TORCHSCRIPT, TH_MODEL
 class THPackage;
 
 /**
- * Open the model file as a .pt2 package if it is one (model_format=auto:
- * by its content; pt2: it must be) and read what it takes.  *package stays
- * NULL for a TorchScript file.  Never throws: 0 or an AVERROR, logged.
+ * The model_sha256 option: when set, the model file's SHA-256 must be it,
+ * checked before either format is loaded.  0, or EINVAL naming both
+ * hashes (logged).
+ */
+int th_model_check_sha256(DnnContext *ctx) noexcept;
+
+/**
+ * Open the model file as a .pt2 package if it is one and read what it
+ * takes.  A package is native code, loaded only where the user asked for
+ * one: a file named *.pt2, or model_format=pt2 (which it must then be);
+ * another package is an error.  *package stays NULL for a TorchScript
+ * file.  Never throws: 0 or an AVERROR, logged.
  */
 int th_package_open(THPackage **package, DnnContext *ctx) noexcept;
 

@@ -61,3 +61,5 @@ export_pt2 conv "$gen:SmallConv" --checkpoint "$out/conv.state.pt" --no-check
 export_pt2 swap_invert_64x48 "$gen:SwapInvert" --static 64x48 --no-check
 export_pt2 conv_fp16 "$gen:SmallConv" --checkpoint "$out/conv.state.pt" --precision fp16 --no-check
 "$python" "$gen" pt2-variants "$out/swap_invert.pt2"
+# a package under another name than *.pt2: loaded only with model_format=pt2
+cp -f "$out/swap_invert.pt2" "$out/swap_invert_package.pt"

@@ -224,6 +224,16 @@ fate-dnn-torch-error-backend-not-built: CMD = $(DNN_TORCH_CHECK) error $(TARGET_
     -f lavfi -i testsrc2=s=64x48:r=25,format=rgb24 -frames:v 2 \
     -vf dnn_processing=dnn_backend=1:model=$(DNN_TORCH_DIR)/identity.pt -f null -
 endif
+# model_sha256: the file's hash, checked before it is loaded
+FATE_DNN_TORCH += fate-dnn-torch-sha256-match
+fate-dnn-torch-sha256-match: CMD = framecrc -f lavfi -i testsrc2=s=320x240:r=25,format=rgb24 -frames:v 5 \
+    -vf dnn_processing=dnn_backend=torch:model=$(DNN_TORCH_DIR)/swap_invert.pt:model_sha256=$$(sha256sum $(DNN_TORCH_DIR)/swap_invert.pt | cut -c1-64)
+FATE_DNN_TORCH += fate-dnn-torch-error-sha256-mismatch
+fate-dnn-torch-error-sha256-mismatch: CMD = $(DNN_TORCH_CHECK) fails "(model_sha256): it is not loaded" \
+    $(TARGET_PATH)/ffmpeg -f lavfi -i testsrc2=s=64x48:r=25,format=rgb24 -frames:v 2 \
+    -vf dnn_processing=dnn_backend=torch:model=$(DNN_TORCH_DIR)/swap_invert.pt:model_sha256=$$(sha256sum $(DNN_TORCH_DIR)/identity.pt | cut -c1-64) -f null -
+$(eval $(call FATE_DNN_TORCH_ERROR,sha256-malformed,identity.pt,64x48,:model_sha256=0123abc))
+
 # the help of the options a user sets first: defaults that exist, devices
 FATE_DNN_TORCH += fate-dnn-torch-help
 fate-dnn-torch-help: CMD = $(DNN_TORCH_CHECK) help $(TARGET_PATH)/ffmpeg dnn_processing \
@@ -285,6 +295,15 @@ FATE_DNN_TORCH_PT2 += fate-dnn-torch-pt2-error-cpu-lacks
 fate-dnn-torch-pt2-error-cpu-lacks: CMD = $(DNN_TORCH_CHECK) fails "uses instructions this CPU lacks" \
     $(TARGET_PATH)/ffmpeg -f lavfi -i testsrc2=s=64x48:r=25,format=rgb24 -frames:v 2 \
     -vf dnn_processing=dnn_backend=torch:model=$(DNN_TORCH_DIR)/swap_invert-isa.pt2 -f null -
+# native code only where asked for: a package named otherwise is refused
+# under model_format=auto, and runs with model_format=pt2
+$(eval $(call FATE_DNN_TORCH_PT2_ERROR,not-asked,swap_invert_package.pt,64x48,rgb24,))
+FATE_DNN_TORCH_PT2 += fate-dnn-torch-pt2-asked
+fate-dnn-torch-pt2-asked: CMD = $(DNN_TORCH_CHECK) compare $(TARGET_PATH) exact \
+    -f lavfi -i testsrc2=s=64x48:r=25,format=rgb24 -frames:v 3 \
+    -vf dnn_processing=dnn_backend=torch:model=$(DNN_TORCH_DIR)/swap_invert_package.pt:model_format=pt2 -- \
+    -f lavfi -i testsrc2=s=64x48:r=25,format=rgb24 -frames:v 3 \
+    -vf dnn_processing=dnn_backend=torch:model=$(DNN_TORCH_DIR)/swap_invert.pt
 $(FATE_DNN_TORCH_PT2): $(DNN_TORCH_PT2_STAMP)
 FATE_DNN_TORCH += $(FATE_DNN_TORCH_PT2)
 
