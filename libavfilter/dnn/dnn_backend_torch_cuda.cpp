@@ -33,26 +33,6 @@ extern "C" {
 #include "dnn_color_frame.h"
 }
 
-static std::mutex cudnn_benchmark_lock;
-static int cudnn_benchmark_users;
-static bool cudnn_benchmark_saved;
-
-THCudnnBenchmark::THCudnnBenchmark()
-{
-    std::lock_guard<std::mutex> lock(cudnn_benchmark_lock);
-    if (cudnn_benchmark_users++ == 0) {
-        cudnn_benchmark_saved = at::globalContext().benchmarkCuDNN();
-        at::globalContext().setBenchmarkCuDNN(true);
-    }
-}
-
-THCudnnBenchmark::~THCudnnBenchmark()
-{
-    std::lock_guard<std::mutex> lock(cudnn_benchmark_lock);
-    if (--cudnn_benchmark_users == 0)
-        at::globalContext().setBenchmarkCuDNN(cudnn_benchmark_saved);
-}
-
 THCudaSection::THCudaSection(const DNNCudaFrames *cf, void *log_ctx) noexcept
     : cf(cf), log_ctx(log_ctx)
 {
@@ -67,14 +47,12 @@ THCudaSection::THCudaSection(const DNNCudaFrames *cf, void *log_ctx) noexcept
         // (throws) when it cannot use the frames' GPU.
         stream_guard.emplace(c10::cuda::getStreamFromExternal((cudaStream_t)cf->stream,
                                                               cf->device_index));
-        cudnn_benchmark.emplace();
         return 0;
     });
 }
 
 THCudaSection::~THCudaSection()
 {
-    cudnn_benchmark.reset();
     stream_guard.reset();
     if (pushed)
         ff_dnn_cuda_pop(cf, log_ctx);
@@ -202,6 +180,9 @@ int th_cuda_place_model(DNNCudaFrames *cf, AVFilterLink *inlink, torch::jit::Mod
         return ret;
     }
     count_bound_model(cf);
+    // the GPU runs behind the filter already: no worker thread, no requests
+    av_log(ctx, AV_LOG_INFO, "CUDA frames: the model's work is queued on the frames' stream "
+           "from the filter's thread (async and nireq apply to frames in system memory)\n");
     return 0;
 }
 

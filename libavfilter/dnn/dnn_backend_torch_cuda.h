@@ -57,20 +57,6 @@ static inline bool th_cuda_bound(const DNNCudaFrames *cf)
 #if DNN_CUDA_FRAMES
 
 /**
- * Keeps cuDNN's autotuner on while any of our CUDA sections runs (video:
- * one input shape, tuned once), and gives the process-wide flag back its
- * previous value when the last one ends, so that other users of LibTorch
- * in the process keep their setting.
- */
-class THCudnnBenchmark {
-public:
-    THCudnnBenchmark();
-    ~THCudnnBenchmark();
-    THCudnnBenchmark(const THCudnnBenchmark &) = delete;
-    THCudnnBenchmark &operator=(const THCudnnBenchmark &) = delete;
-};
-
-/**
  * A CUDA section: the frames' context is pushed for the section's lifetime
  * and LibTorch queues its work on the frames' stream.  Popping on every path,
  * exceptions included, is what RAII is for.  The constructor never throws:
@@ -93,7 +79,6 @@ private:
     bool pushed = false;
     // the generic guard: LibTorch's CUDA runtime calls stay inside libc10_cuda
     std::optional<c10::StreamGuard> stream_guard;
-    std::optional<THCudnnBenchmark> cudnn_benchmark;
 };
 
 /**

@@ -33,6 +33,14 @@ int th_place_on_device(torch::jit::Module *model, THPackage *package, const c10:
         av_log(ctx, AV_LOG_WARNING, "precision=fp16 on the CPU: LibTorch has few fast fp16 "
                "kernels for CPUs, the model may run several times slower than in fp32; "
                "prefer fp32, or bf16\n");
+    // LibTorch's switch is process-wide: set once, when asked, never reset
+    // (video has one input shape: tuned once, then the fastest kernels)
+    if (device.is_cuda() && ctx->torch_option.cudnn_benchmark &&
+        !at::globalContext().benchmarkCuDNN()) {
+        at::globalContext().setBenchmarkCuDNN(true);
+        av_log(ctx, AV_LOG_VERBOSE, "cuDNN's autotuner is on, for the whole process "
+               "(cudnn_benchmark)\n");
+    }
     if (package)
         return th_package_place(package, device, cuda_frames, ctx);
     ret = th_catch_all(ctx, "Could not move the model to its device",
