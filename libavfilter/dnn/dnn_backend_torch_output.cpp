@@ -53,22 +53,21 @@ int THOutputValues::sanitize(torch::Tensor *output, int64_t pts, bool on_gpu,
                              DnnContext *ctx) noexcept
 {
     return th_catch_all(ctx, "Could not check the values of the model's output", [&] {
-        torch::Tensor count = torch::isfinite(*output).logical_not_().sum();
+        static const int64_t block_size = 1024;
+        size_t frame = gpu_frames.size();
 
-        *output = torch::nan_to_num(*output, 0.0, 1.0, 0.0);
         if (!on_gpu) {
-            account(count.item<int64_t>(), pts, ctx);
+            account(torch::isfinite(*output).logical_not_().sum().item<int64_t>(), pts, ctx);
+            *output = torch::nan_to_num(*output, 0.0, 1.0, 0.0);
             return 0;
         }
-        // summed where they are: reading them would wait for the GPU
-        if (!gpu_counts.defined())
-            gpu_counts = torch::tensor({ 0, 0, -1 }, count.options());
-        torch::Tensor seen = count.gt(0);
-        gpu_counts[0] += seen;
-        gpu_counts[1] += count;
-        gpu_counts[2] = torch::where(seen.logical_and(gpu_counts[2].lt(0)),
-                                     count.new_full({}, pts), gpu_counts[2]);
-        gpu_frames++;
+        // two kernels a frame: the finite values, summed into this frame's slot
+        if (frame % block_size == 0)
+            gpu_blocks.push_back(torch::empty({ block_size },
+                                              output->options().dtype(torch::kInt64)));
+        torch::Tensor slot = gpu_blocks.back().narrow(0, frame % block_size, 1).squeeze();
+        at::sum_out(slot, torch::isfinite(*output));
+        gpu_frames.emplace_back(output->numel(), pts);
         return 0;
     });
 }
@@ -76,20 +75,18 @@ int THOutputValues::sanitize(torch::Tensor *output, int64_t pts, bool on_gpu,
 void THOutputValues::collect(DnnContext *ctx) noexcept
 {
     th_catch_all(ctx, "Could not read the counts of non-finite values", [&] {
-        if (!gpu_counts.defined())
-            return 0;
-        torch::Tensor counts = gpu_counts.cpu();
-        int64_t pts = counts[2].item<int64_t>();
-
-        frames += gpu_frames;
-        bad_frames += counts[0].item<int64_t>();
-        bad_values += counts[1].item<int64_t>();
-        if (pts >= 0 && (!first_seen || pts < first_pts)) {
-            first_pts  = pts;
-            first_seen = true;
+        for (size_t b = 0; b < gpu_blocks.size(); b++) {
+            torch::Tensor finite = gpu_blocks[b].cpu();
+            const int64_t *count = finite.data_ptr<int64_t>();
+            for (int64_t i = 0; i < finite.size(0); i++) {
+                size_t frame = b * finite.size(0) + i;
+                if (frame >= gpu_frames.size())
+                    break;
+                account(gpu_frames[frame].first - count[i], gpu_frames[frame].second, ctx);
+            }
         }
-        gpu_counts = torch::Tensor();
-        gpu_frames = 0;
+        gpu_blocks.clear();
+        gpu_frames.clear();
         return 0;
     });
 }

@@ -32,6 +32,9 @@
 #ifndef AVFILTER_DNN_DNN_BACKEND_TORCH_OUTPUT_H
 #define AVFILTER_DNN_DNN_BACKEND_TORCH_OUTPUT_H
 
+#include <utility>
+#include <vector>
+
 #include <torch/torch.h>
 
 extern "C" {
@@ -49,10 +52,11 @@ public:
     static int check_type(const torch::Tensor &output, DnnContext *ctx) noexcept;
 
     /**
-     * Replace output's NaN and infinities (NaN and -Inf by 0, +Inf by 1) and
-     * count them for the frame of timestamp pts: on the GPU that made them,
-     * without waiting for it, when on_gpu (CUDA frames); else at once.  0 or
-     * an AVERROR, logged.
+     * Count output's NaN and infinities for the frame of timestamp pts and
+     * replace them (NaN and -Inf by 0, +Inf by 1).  With on_gpu (CUDA
+     * frames) they are counted on the GPU without waiting for it, and left
+     * to the kernels that write the frames, which clip them so; otherwise
+     * counted and replaced at once.  0 or an AVERROR, logged.
      */
     int sanitize(torch::Tensor *output, int64_t pts, bool on_gpu, DnnContext *ctx) noexcept;
 
@@ -74,11 +78,12 @@ private:
     int64_t first_pts = AV_NOPTS_VALUE;  ///< of the first such frame
     bool first_seen = false;
     /**
-     * On the GPU: frames with them, values, pts of the first (-1: none
-     * yet), as int64 [3], summed there frame by frame.
+     * On the GPU, without waiting for it: each frame's count of finite
+     * values, written by one reduction into the next int64 of these
+     * blocks, with the frame's size and pts here; read at the end.
      */
-    torch::Tensor gpu_counts;
-    int64_t gpu_frames = 0;
+    std::vector<torch::Tensor> gpu_blocks;
+    std::vector<std::pair<int64_t, int64_t>> gpu_frames; ///< values, pts
 };
 
 #endif /* AVFILTER_DNN_DNN_BACKEND_TORCH_OUTPUT_H */
