@@ -114,11 +114,11 @@ int ff_dnn_cuda_check_frame(void *log_ctx, AVFilterLink *inlink, const AVFrame *
         return AVERROR(EINVAL);
     }
     // hardware frames keep their size when cropped: crop_* tell what is seen
-    // (their sums could wrap: checked as av_frame_apply_cropping() does)
+    // (each below the size first, so that their sums cannot wrap around)
     if (frame->width != inlink->w || frame->height != inlink->h ||
         frame->width > frames->width || frame->height > frames->height ||
-        frame->crop_left >= INT_MAX - frame->crop_right ||
-        frame->crop_top  >= INT_MAX - frame->crop_bottom ||
+        frame->crop_left >= (size_t)frame->width || frame->crop_right  >= (size_t)frame->width ||
+        frame->crop_top >= (size_t)frame->height || frame->crop_bottom >= (size_t)frame->height ||
         frame->crop_left + frame->crop_right  >= (size_t)frame->width ||
         frame->crop_top  + frame->crop_bottom >= (size_t)frame->height) {
         av_log(log_ctx, AV_LOG_ERROR, "A CUDA frame of %dx%d (crop %zu,%zu,%zu,%zu, in frames "

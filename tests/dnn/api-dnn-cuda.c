@@ -229,9 +229,9 @@ static int bad_frames(const char *model)
     avfilter_graph_free(&g.graph);
     if ((ret = graph_init(&g, frames, model)) < 0 || !(frame = upload(frames, 0)))
         goto end;
-    // crop_left + crop_right is 4 in size_t arithmetic
-    frame->crop_left  = SIZE_MAX - 3;
-    frame->crop_right = 8;
+    // crop_left + crop_right is 4 in size_t arithmetic, crop_left small
+    frame->crop_left  = 8;
+    frame->crop_right = SIZE_MAX - 3;
     ret = filter(&g, frame, out);
     frame = NULL;
     printf("crop fields whose sum wraps around: %s\n", av_err2str(ret));
