@@ -54,13 +54,19 @@ int THOutputValues::sanitize(torch::Tensor *output, int64_t pts, bool on_gpu,
 {
     return th_catch_all(ctx, "Could not check the values of the model's output", [&] {
         static const int64_t block_size = 1024;
-        size_t frame = gpu_frames.size();
+        static const size_t most_frames = 64 * block_size;
+        size_t frame;
 
         if (!on_gpu) {
             account(torch::isfinite(*output).logical_not_().sum().item<int64_t>(), pts, ctx);
             *output = torch::nan_to_num(*output, 0.0, 1.0, 0.0);
             return 0;
         }
+        // an endless stream: read them every 65536 frames (a wait for the GPU
+        // then), so that what is kept stays bounded
+        if (gpu_frames.size() == most_frames)
+            collect(ctx);
+        frame = gpu_frames.size();
         // two kernels a frame: the finite values, summed into this frame's slot
         if (frame % block_size == 0)
             gpu_blocks.push_back(torch::empty({ block_size },
