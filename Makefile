@@ -87,8 +87,11 @@ check-upstream: build
 demo: build
 	$(RUN_ENV) TORCH_PYTHON=$(TORCH_PYTHON) tools/dnn-torch-demo.sh $(BUILDDIR)
 
+# The table also goes into doc/benchmarks.md (scripts/bench-doc.sh).
 bench: build
-	$(RUN_ENV) TORCH_PYTHON=$(TORCH_PYTHON) tools/dnn-torch-bench.sh $(BUILDDIR)
+	$(RUN_ENV) TORCH_PYTHON=$(TORCH_PYTHON) tools/dnn-torch-bench.sh $(BUILDDIR) >$(BUILDDIR)/bench.txt
+	@cat $(BUILDDIR)/bench.txt
+	scripts/bench-doc.sh $(BUILDDIR)/bench.txt
 
 # FFmpeg's own install: --prefix, --bindir, --libdir... of ./configure, and
 # DESTDIR from the command line (make install DESTDIR=/tmp/stage).
