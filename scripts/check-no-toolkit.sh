@@ -4,7 +4,11 @@
 # pieces (kernels compiled by clang, NVDEC, NVENC, scale_cuda) and LibTorch's
 # CUDA library, whose CUDA headers then come from PyPI's NVIDIA packages.
 #
-#   scripts/check-no-toolkit.sh [CONFIGURE OPTION...]
+#   scripts/check-no-toolkit.sh [--check-upstream] [CONFIGURE OPTION...]
+#
+# With --check-upstream, FFmpeg's own FATE suite (make check-upstream, with
+# a Python without torch) then runs on that build too: CI's way to run it
+# on the quick configuration (doc/testing.md says why).
 #
 # The toolkit ($CUDA_PATH, /usr/local/cuda and /usr/local/cuda-*) is hidden
 # behind empty folders in a private mount namespace (unshare: root, or a
@@ -22,6 +26,8 @@ if [ "${FORK_NO_TOOLKIT:-}" != inside ]; then
     FORK_NO_TOOLKIT=inside exec unshare $userns --mount "$0" "$@"
 fi
 
+fate=
+if [ "${1:-}" = --check-upstream ]; then fate=1; shift; fi
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 hidden=
@@ -80,3 +86,4 @@ check "a model runs: the frames of FATE's reference" \
     diff "$work/swap-invert.crc" tests/ref/fate/dnn-torch-swap-invert-rgb24
 if [ $failed = 0 ]; then echo "check-no-toolkit: passed ($checks checks)"
 else echo "check-no-toolkit: FAILED ($failed of $checks checks)"; exit 1; fi
+[ -z "$fate" ] || make check-upstream TORCH_PYTHON=/nonexistent/python3
