@@ -89,6 +89,7 @@ examples() {
 clang_ptx() {
     [ -x "$top/.carry/clang/ffmpeg" ] || { echo "no .carry/clang/ffmpeg: build here with clang first"; return 1; }
     torch_lib=$("$python" -c 'import os, torch; print(os.path.dirname(torch.__file__))')/lib
+    torch_lib=$torch_lib:$top/.carry/clang/lib
     LD_LIBRARY_PATH=$torch_lib "$top/.carry/clang/ffmpeg" -version | head -n 1
     LD_LIBRARY_PATH=$torch_lib timeout 300 "$python" "$top/tests/dnn/color_check.py" \
         "$top/.carry/clang/ffmpeg" "$top/build/tests/data/dnn-torch" "$top/build/clang-color" cuda --jobs 8

@@ -30,8 +30,13 @@ cp -fL "$(ldd "$(command -v pkgconf)" | awk '/libpkgconf/ { print $3 }')" "$carr
 # compiles the kernels with nvcc.
 rm -rf "$carry/clang"
 if [ -x "$top/build/ffmpeg" ] && grep -q '^CONFIG_CUDA_LLVM=yes' "$top/build/ffbuild/config.mak" 2>/dev/null; then
-    mkdir -p "$carry/clang"
+    mkdir -p "$carry/clang/lib"
     cp -f "$top/build/ffmpeg" "$carry/clang/"
+    # the libraries of the full build (dav1d, libvpx, freetype...) that the
+    # GPU machine lacks; not glibc's, the compiler's nor LibTorch's
+    ldd "$top/build/ffmpeg" | awk '$3 ~ /^\// { print $3 }' |
+        grep -Ev '/(libc|libm|libdl|libpthread|librt|libutil|libstdc\+\+|libgcc_s|ld-linux[^/]*)\.so|/(libtorch|libc10)[^/]*$|/torch/' |
+        while read -r lib; do cp -fL "$lib" "$carry/clang/lib/"; done
     echo "prepare-carry: the clang-built build/ffmpeg, for gpu-check.sh's clang step"
 fi
 du -sh "$carry"

@@ -257,22 +257,26 @@ int th_cuda_read_input(DNNCudaFrames *cf, const AVFrame *frame, torch::Tensor *i
                         [&] { return frame_to_tensor(cf, frame, input, ctx); });
 }
 
-/** One side of the crop of out: in's offset scaled by the model's ratio, the output fitted in. */
+/**
+ * One side of the crop of out: in's offset scaled by the model's ratio, the
+ * output fitted in, and started on a chroma sample (2^log2_align pixels):
+ * the conversion writes whole chroma blocks.
+ */
 static int scale_crop(size_t in_offset, int in_size, int64_t output_size, int out_size,
-                      size_t *offset, size_t *rest)
+                      int log2_align, size_t *offset, size_t *rest)
 {
     size_t scaled = in_offset * out_size / in_size;
 
     if (output_size > out_size)
         return AVERROR(EINVAL);
-    *offset = FFMIN(scaled, (size_t)(out_size - output_size));
+    *offset = FFMIN(scaled, (size_t)(out_size - output_size)) & ~(((size_t)1 << log2_align) - 1);
     *rest   = out_size - output_size - *offset;
     return 0;
 }
 
 /** Set the crop of out for an output of this size made of in's visible picture. */
-static int place_output(const AVFrame *in, AVFrame *out, int64_t width, int64_t height,
-                        void *log_ctx)
+static int place_output(const DNNColorLayout *l, const AVFrame *in, AVFrame *out,
+                        int64_t width, int64_t height, void *log_ctx)
 {
     int cropped = in->crop_left || in->crop_right || in->crop_top || in->crop_bottom;
 
@@ -282,8 +286,10 @@ static int place_output(const AVFrame *in, AVFrame *out, int64_t width, int64_t 
                "size only\n", width, height, out->width, out->height);
         return AVERROR(EINVAL);
     }
-    if (scale_crop(in->crop_left, in->width,  width,  out->width,  &out->crop_left, &out->crop_right) < 0 ||
-        scale_crop(in->crop_top,  in->height, height, out->height, &out->crop_top,  &out->crop_bottom) < 0) {
+    if (scale_crop(in->crop_left, in->width, width, out->width, l->log2_chroma_w,
+                   &out->crop_left, &out->crop_right) < 0 ||
+        scale_crop(in->crop_top, in->height, height, out->height, l->log2_chroma_h,
+                   &out->crop_top, &out->crop_bottom) < 0) {
         av_log(log_ctx, AV_LOG_ERROR, "The model's output of the cropped picture is %" PRId64
                "x%" PRId64 ", larger than its output of the whole frame, %dx%d\n",
                width, height, out->width, out->height);
@@ -319,7 +325,7 @@ static int tensor_to_frame(DNNCudaFrames *cf, const torch::Tensor &output, const
 int th_cuda_write_output(DNNCudaFrames *cf, const torch::Tensor &output,
                          const AVFrame *in, AVFrame *out, void *log_ctx) noexcept
 {
-    int ret = place_output(in, out, output.size(3), output.size(2), log_ctx);
+    int ret = place_output(&cf->layout, in, out, output.size(3), output.size(2), log_ctx);
 
     if (ret < 0)
         return ret;

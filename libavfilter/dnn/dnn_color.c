@@ -156,13 +156,19 @@ int ff_dnn_color_matrix(void *log_ctx, const AVFrame *frame, const DNNColorLayou
     return 0;
 }
 
-void ff_dnn_color_planes(const AVFrame *frame, const DNNColorLayout *l, DNNColorPlanes *p)
+/** The picture of frame inside the crop left, top, right, bottom. */
+static void cropped_planes(const AVFrame *frame, const DNNColorLayout *l, DNNColorPlanes *p,
+                           size_t left, size_t top, size_t right, size_t bottom)
 {
     const AVPixFmtDescriptor *desc = av_pix_fmt_desc_get(ff_dnn_color_frame_layout(frame));
     uint8_t *planes[DNN_COLOR_MAX_PLANES];
 
-    p->width  = frame->width  - frame->crop_left - frame->crop_right;
-    p->height = frame->height - frame->crop_top  - frame->crop_bottom;
+    p->width   = frame->width  - left - right;
+    p->height  = frame->height - top  - bottom;
+    // a crop inside a chroma sample's block: the planes below start at that
+    // sample, which sits phase luma pixels before the visible origin
+    p->phase_x = left & ((1 << l->log2_chroma_w) - 1);
+    p->phase_y = top  & ((1 << l->log2_chroma_h) - 1);
     for (int i = 0; i < DNN_COLOR_MAX_PLANES; i++) {
         // as av_frame_apply_cropping(): the step of the plane's first
         // component, chroma offsets rounded down
@@ -173,14 +179,25 @@ void ff_dnn_color_planes(const AVFrame *frame, const DNNColorLayout *l, DNNColor
         for (int c = desc->nb_components - 1; c >= 0; c--)
             if (desc->comp[c].plane == i)
                 step = desc->comp[c].step;
-        planes[i] = step ? frame->data[i] + (frame->crop_top  >> shift_y) * frame->linesize[i]
-                                          + (frame->crop_left >> shift_x) * step : NULL;
+        planes[i] = step ? frame->data[i] + (top >> shift_y) * frame->linesize[i]
+                                          + (left >> shift_x) * step : NULL;
     }
     for (int c = 0; c < DNN_COLOR_COMPONENTS; c++) {
         int plane = l->plane[c];
         p->data[c]     = plane >= 0 && planes[plane] ? planes[plane] + l->offset[c] : NULL;
         p->linesize[c] = plane >= 0 ? frame->linesize[plane] : 0;
     }
+}
+
+void ff_dnn_color_planes(const AVFrame *frame, const DNNColorLayout *l, DNNColorPlanes *p)
+{
+    cropped_planes(frame, l, p, frame->crop_left, frame->crop_top,
+                   frame->crop_right, frame->crop_bottom);
+}
+
+void ff_dnn_color_whole_planes(const AVFrame *frame, const DNNColorLayout *l, DNNColorPlanes *p)
+{
+    cropped_planes(frame, l, p, 0, 0, 0, 0);
 }
 
 enum AVPixelFormat ff_dnn_color_frame_layout(const AVFrame *frame)

@@ -34,14 +34,20 @@
  * - Y'CbCr: Y' in [0, 1], Cb and Cr in [-0.5, 0.5], from limited range
  *   (Y' = (v - 16 * 2^(n-8)) / (219 * 2^(n-8)), C = (v - 128 * 2^(n-8)) / (224 * 2^(n-8)))
  *   or full range (Y' = v / (2^n - 1), C = (v - 2^(n-1)) / (2^n - 1));
- * - R'G'B' from Y'CbCr with the frame's matrix (Kr, Kb), clamped to [0, 1];
+ * - R'G'B' from Y'CbCr with the frame's matrix (Kr, Kb), not clipped: a code
+ *   the frame holds reaches the model as it is, so that Y'CbCr made again of
+ *   an unchanged R'G'B' gives back its luma (clipping R'G'B' made of
+ *   upsampled chroma would change it);
  * - chroma upsampled bilinearly, each chroma sample at its siting: sample k
  *   of a plane subsampled by s lies at luma x = s * k + off, off = pos / 256
- *   * (s - 1) with pos from av_chroma_location_enum_to_pos();
+ *   * (s - 1) with pos from av_chroma_location_enum_to_pos(), x counted from
+ *   the visible origin (a crop at an odd offset moves the siting: phase);
  * - chroma downsampled with the transpose: a tent of radius s around each
  *   chroma sample's position, normalized over the pixels inside the picture;
  * - packed RGB: v / (2^n - 1), the channels in memory order; the luma plane alone: v / (2^n - 1) (as
  *   swscale's gray to float);
+ * - the model's R'G'B' made Y'CbCr as it is (NaN and -Inf as 0, +Inf as
+ *   1), then the codes clipped: only what no code holds is lost;
  * - back to code values: round half to even (lrintf), clamp, NaN -> 0.
  */
 
@@ -78,6 +84,13 @@ typedef struct DNNColorPlanes {
     unsigned char *data[DNN_COLOR_MAX_PLANES];
     int linesize[DNN_COLOR_MAX_PLANES];
     int width, height;                  ///< visible size, in luma pixels
+    /**
+     * Luma pixels from the first chroma sample's block to the visible
+     * origin (a crop at an offset that is not a multiple of the
+     * subsampling): data[] point at the chroma samples whose block holds
+     * the origin.
+     */
+    int phase_x, phase_y;
 } DNNColorPlanes;
 
 /** Components, in the order of the pixel descriptor's (packed R'G'B': of the bytes). */
@@ -133,7 +146,7 @@ typedef struct DNNColorConvert {
 /**
  * Samples loaded once, as floats, where neighbouring threads of a CUDA
  * kernel read the same ones: the chroma samples that upsampling reads, or
- * the clipped R'G'B' that the chroma tents read.  The functions below take
+ * the finite R'G'B' that the chroma tents read.  The functions below take
  * a null pointer for none (they then read the frame or the tensor itself).
  */
 typedef struct DNNColorTile {
@@ -167,9 +180,31 @@ DNN_COLOR_FUNC float dnn_color_clip01(float v)
     return v > 0.0f ? (v < 1.0f ? v : 1.0f) : 0.0f;
 }
 
+/**
+ * A value of the model's R'G'B' made finite as the CPU path's
+ * nan_to_num(0, 1, 0) does: NaN and -Inf 0, +Inf 1.
+ */
+DNN_COLOR_FUNC float dnn_color_finite(float v)
+{
+    if (v - v == 0.0f) // false for NaN and both infinities
+        return v;
+    return v > 0.0f ? 1.0f : 0.0f;
+}
+
 DNN_COLOR_FUNC int dnn_color_chroma_size(int size, int log2)
 {
     return -((-size) >> log2);
+}
+
+/** The chroma samples of a plane: those whose block holds a visible pixel. */
+DNN_COLOR_FUNC int dnn_color_chroma_width(const DNNColorLayout *l, const DNNColorPlanes *p)
+{
+    return dnn_color_chroma_size(p->width + p->phase_x, l->log2_chroma_w);
+}
+
+DNN_COLOR_FUNC int dnn_color_chroma_height(const DNNColorLayout *l, const DNNColorPlanes *p)
+{
+    return dnn_color_chroma_size(p->height + p->phase_y, l->log2_chroma_h);
 }
 
 DNN_COLOR_FUNC float *dnn_color_tile_at(const DNNColorTile *tile, int plane, int x, int y)
@@ -264,11 +299,10 @@ DNN_COLOR_FUNC void dnn_color_read_chroma(const DNNColorLayout *l, const DNNColo
                                           const DNNColorPlanes *p, const DNNColorTile *tile,
                                           int x, int y, float *cb, float *cr)
 {
-    int cw = dnn_color_chroma_size(p->width,  l->log2_chroma_w);
-    int ch = dnn_color_chroma_size(p->height, l->log2_chroma_h);
+    int cw = dnn_color_chroma_width(l, p), ch = dnn_color_chroma_height(l, p);
     float fx, fy;
-    int x0 = dnn_color_upsample_pos(x, l->log2_chroma_w, m->chroma_x, &fx);
-    int y0 = dnn_color_upsample_pos(y, l->log2_chroma_h, m->chroma_y, &fy);
+    int x0 = dnn_color_upsample_pos(x + p->phase_x, l->log2_chroma_w, m->chroma_x, &fx);
+    int y0 = dnn_color_upsample_pos(y + p->phase_y, l->log2_chroma_h, m->chroma_y, &fy);
     int xa = dnn_color_clampi(x0, 0, cw - 1), xb = dnn_color_clampi(x0 + 1, 0, cw - 1);
     int ya = dnn_color_clampi(y0, 0, ch - 1), yb = dnn_color_clampi(y0 + 1, 0, ch - 1);
     float c[2];
@@ -284,7 +318,7 @@ DNN_COLOR_FUNC void dnn_color_read_chroma(const DNNColorLayout *l, const DNNColo
     *cr = (c[1] - m->c_offset) * m->c_scale;
 }
 
-/** R'G'B' in [0, 1] of luma pixel (x, y) of a Y'CbCr picture. */
+/** R'G'B' of luma pixel (x, y) of a Y'CbCr picture (beyond [0, 1] where its codes are). */
 DNN_COLOR_FUNC void dnn_color_yuv_pixel(const DNNColorLayout *l, const DNNColorMatrix *m,
                                         const DNNColorPlanes *p, const DNNColorTile *chroma,
                                         int x, int y, float rgb[3])
@@ -293,9 +327,9 @@ DNN_COLOR_FUNC void dnn_color_yuv_pixel(const DNNColorLayout *l, const DNNColorM
     float cb, cr;
 
     dnn_color_read_chroma(l, m, p, chroma, x, y, &cb, &cr);
-    rgb[0] = dnn_color_clip01(luma + m->cr_r * cr);
-    rgb[1] = dnn_color_clip01(luma + m->cb_g * cb + m->cr_g * cr);
-    rgb[2] = dnn_color_clip01(luma + m->cb_b * cb);
+    rgb[0] = luma + m->cr_r * cr;
+    rgb[1] = luma + m->cb_g * cb + m->cr_g * cr;
+    rgb[2] = luma + m->cb_b * cb;
 }
 
 /**
@@ -343,10 +377,10 @@ DNN_COLOR_FUNC void dnn_color_write_rgb(const DNNColorLayout *l, const DNNColorM
     dnn_color_write(l, p, DNN_COLOR_ALPHA, x, y, alpha);
 }
 
-DNN_COLOR_FUNC void dnn_color_clip_rgb(float rgb[3])
+DNN_COLOR_FUNC void dnn_color_finite_rgb(float rgb[3])
 {
     for (int i = 0; i < 3; i++)
-        rgb[i] = dnn_color_clip01(rgb[i]);
+        rgb[i] = dnn_color_finite(rgb[i]);
 }
 
 /** Cb, Cr code values of the R'G'B' mean r, g, b with luma y. */
@@ -374,6 +408,37 @@ DNN_COLOR_FUNC void dnn_color_block(const DNNColorLayout *l, const DNNColorPlane
         *x1 = p->width;
     if (*y1 > p->height)
         *y1 = p->height;
+}
+
+/**
+ * Chroma sample (cx, cy) of dst, of the size of src, from src's chroma: the
+ * same samples, or, where src is cropped at a phase (its chroma samples sit
+ * off dst's by phase luma pixels), bilinearly between its two neighbours
+ * there, as the upsampling reads them.
+ */
+DNN_COLOR_FUNC void dnn_color_keep_chroma(const DNNColorLayout *l, const DNNColorMatrix *m,
+                                          const DNNColorPlanes *dst, int cx, int cy,
+                                          const DNNColorPlanes *src)
+{
+    float fx = (float)src->phase_x * dnn_color_exp2_neg(l->log2_chroma_w);
+    float fy = (float)src->phase_y * dnn_color_exp2_neg(l->log2_chroma_h);
+    int xb, yb;
+
+    if (!src->phase_x && !src->phase_y) {
+        dnn_color_copy(l, dst, cx, cy, src, cx, cy, DNN_COLOR_CB);
+        dnn_color_copy(l, dst, cx, cy, src, cx, cy, DNN_COLOR_CR);
+        return;
+    }
+    xb = dnn_color_clampi(cx + 1, 0, dnn_color_chroma_width(l, src) - 1);
+    yb = dnn_color_clampi(cy + 1, 0, dnn_color_chroma_height(l, src) - 1);
+    for (int c = DNN_COLOR_CB; c <= DNN_COLOR_CR; c++) {
+        float top = dnn_color_read(l, src, c, cx, cy) * (1.0f - fx) +
+                    dnn_color_read(l, src, c, xb, cy) * fx;
+        float bottom = dnn_color_read(l, src, c, cx, yb) * (1.0f - fx) +
+                       dnn_color_read(l, src, c, xb, yb) * fx;
+        dnn_color_write(l, dst, c, cx, cy,
+                        dnn_color_code(top * (1.0f - fy) + bottom * fy, m->max_code));
+    }
 }
 
 /**
@@ -406,7 +471,9 @@ DNN_COLOR_FUNC void dnn_color_resize_chroma(const DNNColorLayout *l, const DNNCo
     int dh = dnn_color_chroma_size(dst->height, l->log2_chroma_h);
     float ratio_x = (float)sw / (float)dw, ratio_y = (float)sh / (float)dh;
     float scale_x = ratio_x > 1.0f ? ratio_x : 1.0f, scale_y = ratio_y > 1.0f ? ratio_y : 1.0f;
-    float u = ((float)cx + 0.5f) * ratio_x - 0.5f, v = ((float)cy + 0.5f) * ratio_y - 0.5f;
+    // a cropped src's chroma sits phase luma pixels off: sample there
+    float u = ((float)cx + 0.5f) * ratio_x - 0.5f + (float)src->phase_x * dnn_color_exp2_neg(l->log2_chroma_w);
+    float v = ((float)cy + 0.5f) * ratio_y - 0.5f + (float)src->phase_y * dnn_color_exp2_neg(l->log2_chroma_h);
     int rx = (int)(2.0f * scale_x) + 1, ry = (int)(2.0f * scale_y) + 1;
     int ux = (int)DNN_COLOR_FLOOR(u), vy = (int)DNN_COLOR_FLOOR(v);
     float sum[2] = { 0.0f, 0.0f }, weights = 0.0f;
@@ -417,7 +484,8 @@ DNN_COLOR_FUNC void dnn_color_resize_chroma(const DNNColorLayout *l, const DNNCo
             continue;
         for (int i = ux - rx + 1; i <= ux + rx; i++) {
             float w = wy * dnn_color_cubic((float)i - u, scale_x);
-            int si = dnn_color_clampi(i, 0, sw - 1), sj = dnn_color_clampi(j, 0, sh - 1);
+            int si = dnn_color_clampi(i, 0, dnn_color_chroma_width(l, src) - 1);
+            int sj = dnn_color_clampi(j, 0, dnn_color_chroma_height(l, src) - 1);
             if (w == 0.0f)
                 continue;
             sum[0] += w * dnn_color_read(l, src, DNN_COLOR_CB, si, sj);
@@ -516,8 +584,8 @@ DNN_COLOR_FUNC void dnn_color_load_rgb(const DNNColorTensor *t, int x, int y, fl
         rgb[c] = dnn_color_load(t, c, x, y);
 }
 
-/** R'G'B' of luma pixel (x, y), clipped to [0, 1]: from the tensor, or the tile. */
-DNN_COLOR_FUNC void dnn_color_clipped_rgb(const DNNColorTensor *t, const DNNColorTile *tile,
+/** R'G'B' of luma pixel (x, y), made finite: from the tensor, or the tile. */
+DNN_COLOR_FUNC void dnn_color_finite_rgb_at(const DNNColorTensor *t, const DNNColorTile *tile,
                                           int x, int y, float rgb[3])
 {
     if (tile) {
@@ -525,11 +593,11 @@ DNN_COLOR_FUNC void dnn_color_clipped_rgb(const DNNColorTensor *t, const DNNColo
             rgb[c] = *dnn_color_tile_at(tile, c, x, y);
     } else {
         dnn_color_load_rgb(t, x, y, rgb);
-        dnn_color_clip_rgb(rgb);
+        dnn_color_finite_rgb(rgb);
     }
 }
 
-/** Writes the Y' of luma pixel (x, y) from its R'G'B', clipped to [0, 1]. */
+/** Writes the Y' of luma pixel (x, y) from its R'G'B' (the code clipped). */
 DNN_COLOR_FUNC void dnn_color_write_luma(const DNNColorLayout *l, const DNNColorMatrix *m,
                                          const DNNColorPlanes *dst, int x, int y, const float rgb[3])
 {
@@ -586,7 +654,7 @@ DNN_COLOR_FUNC void dnn_color_chroma_tent(const DNNColorLayout *l, const DNNColo
             float w = wy * dnn_color_tent(x, centre_x, l->log2_chroma_w);
             if (w == 0.0f)
                 continue;
-            dnn_color_clipped_rgb(t, tile, x, y, rgb);
+            dnn_color_finite_rgb_at(t, tile, x, y, rgb);
             for (int c = 0; c < 3; c++)
                 sum[c] += w * rgb[c];
             weights += w;
@@ -595,6 +663,29 @@ DNN_COLOR_FUNC void dnn_color_chroma_tent(const DNNColorLayout *l, const DNNColo
     for (int c = 0; c < 3; c++)
         sum[c] /= weights;
     dnn_color_write_chroma(l, m, dst, cx, cy, sum);
+}
+
+/**
+ * Black at chroma sample (cx, cy) of dst and its block of luma pixels (a
+ * pixel for packed RGB, opaque): Y' 0 and neutral chroma in the frame's
+ * range, or R'G'B' 0.
+ */
+DNN_COLOR_FUNC void dnn_color_black_block(const DNNColorLayout *l, const DNNColorMatrix *m,
+                                          const DNNColorPlanes *dst, int cx, int cy)
+{
+    int x0, x1, y0, y1;
+
+    if (l->rgb) {
+        const float black[3] = { 0.0f, 0.0f, 0.0f };
+        dnn_color_write_rgb(l, m, dst, cx, cy, black, dst, 0);
+        return;
+    }
+    dnn_color_block(l, dst, cx, cy, &x0, &x1, &y0, &y1);
+    for (int y = y0; y < y1; y++)
+        for (int x = x0; x < x1; x++)
+            dnn_color_write(l, dst, DNN_COLOR_Y, x, y, dnn_color_code(m->y_offset, m->max_code));
+    dnn_color_write(l, dst, DNN_COLOR_CB, cx, cy, dnn_color_code(m->c_offset, m->max_code));
+    dnn_color_write(l, dst, DNN_COLOR_CR, cx, cy, dnn_color_code(m->c_offset, m->max_code));
 }
 
 /** Tensor -> Y'CbCr of an R'G'B' model: the luma of the block, and its chroma sample. */
@@ -608,7 +699,7 @@ DNN_COLOR_FUNC void dnn_color_rgb_block(const DNNColorLayout *l, const DNNColorM
     dnn_color_block(l, dst, cx, cy, &x0, &x1, &y0, &y1);
     for (int y = y0; y < y1; y++)
         for (int x = x0; x < x1; x++) {
-            dnn_color_clipped_rgb(t, 0, x, y, rgb);
+            dnn_color_finite_rgb_at(t, 0, x, y, rgb);
             dnn_color_write_luma(l, m, dst, x, y, rgb);
         }
     dnn_color_chroma_tent(l, m, dst, t, 0, cx, cy);
@@ -628,8 +719,7 @@ DNN_COLOR_FUNC void dnn_color_luma_block(const DNNColorLayout *l, const DNNColor
                             dnn_color_code(dnn_color_clip01(dnn_color_load(t, 0, x, y)) * m->max_code,
                                            m->max_code));
     if (src->width == dst->width && src->height == dst->height) {
-        dnn_color_copy(l, dst, cx, cy, src, cx, cy, DNN_COLOR_CB);
-        dnn_color_copy(l, dst, cx, cy, src, cx, cy, DNN_COLOR_CR);
+        dnn_color_keep_chroma(l, m, dst, cx, cy, src);
     } else {
         dnn_color_resize_chroma(l, m, dst, cx, cy, src);
     }

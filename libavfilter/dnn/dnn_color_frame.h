@@ -61,6 +61,9 @@ enum AVPixelFormat ff_dnn_color_frame_layout(const AVFrame *frame);
  */
 void ff_dnn_color_planes(const AVFrame *frame, const DNNColorLayout *l, DNNColorPlanes *p);
 
+/** The whole picture of a frame of layout l, by component: its crop_* fields ignored. */
+void ff_dnn_color_whole_planes(const AVFrame *frame, const DNNColorLayout *l, DNNColorPlanes *p);
+
 /**
  * The conversions, for frames in system memory and float32 tensors, a band
  * at a time (callers spread the bands over threads): luma rows [y0, y1) to

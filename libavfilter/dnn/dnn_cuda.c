@@ -152,6 +152,10 @@ static int load_kernels(DNNCudaFrames *cf, AVCUDADeviceContext *hwctx, void *log
     if (ret < 0)
         return ret;
     cf->tensor_to_frame = func;
+    ret = CHECK_CU(cu->cuModuleGetFunction(&func, module, "dnn_fill_black"));
+    if (ret < 0)
+        return ret;
+    cf->fill_black = func;
     return 0;
 }
 
@@ -167,7 +171,7 @@ static void unload_kernels(DNNCudaFrames *cf, AVCUDADeviceContext *hwctx, void *
         CHECK_CU(cu->cuModuleUnload((CUmodule)cf->module));
         CHECK_CU(cu->cuCtxPopCurrent(&dummy));
     }
-    cf->module = cf->frame_to_tensor = cf->tensor_to_frame = NULL;
+    cf->module = cf->frame_to_tensor = cf->tensor_to_frame = cf->fill_black = NULL;
 }
 
 int ff_dnn_cuda_frames_init(DNNCudaFrames *cf, AVFilterLink *inlink, void *log_ctx)
@@ -315,8 +319,19 @@ int ff_dnn_cuda_tensor_to_frame(DNNCudaFrames *cf, const DNNColorTensor *t,
 
     if (ret < 0)
         return ret;
+    if (out->crop_left || out->crop_top || out->crop_right || out->crop_bottom) {
+        // the rest of a pooled frame holds an earlier picture: black instead
+        ff_dnn_color_whole_planes(out, &cf->layout, &params.frame);
+        ret = launch(cf, cf->fill_black, &params,
+                     dnn_color_chroma_width(&cf->layout, &params.frame),
+                     dnn_color_chroma_height(&cf->layout, &params.frame), log_ctx);
+        if (ret < 0)
+            return ret;
+    }
     ff_dnn_color_planes(out, &cf->layout, &params.frame);
     ff_dnn_color_planes(in, &cf->layout, &params.source);
+    if (params.frame.phase_x || params.frame.phase_y)
+        return AVERROR_BUG; // the kernel writes whole chroma blocks
     // a thread per chroma sample
     return launch(cf, cf->tensor_to_frame, &params,
                   dnn_color_chroma_size(params.frame.width,  cf->layout.log2_chroma_w),

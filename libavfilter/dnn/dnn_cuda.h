@@ -56,6 +56,7 @@ typedef struct DNNCudaFrames {
     void *module;                     ///< CUmodule of the conversion kernels
     void *frame_to_tensor;            ///< CUfunction dnn_frame_to_tensor
     void *tensor_to_frame;            ///< CUfunction dnn_tensor_to_frame
+    void *fill_black;                 ///< CUfunction dnn_fill_black
     int matrix_guessed;               ///< an unspecified matrix was reported
 } DNNCudaFrames;
 
@@ -97,7 +98,9 @@ int ff_dnn_cuda_frame_to_tensor(DNNCudaFrames *cf, const AVFrame *frame,
 /**
  * Convert tensor t, the model's output for the input frame in, into the
  * visible picture of out (whose size t has): one kernel, queued on the
- * frames' stream.  Call with the context pushed.
+ * frames' stream; a cropped out is black outside its crop (one more
+ * kernel).  out's crop must start on a chroma sample.  Call with the
+ * context pushed.
  */
 int ff_dnn_cuda_tensor_to_frame(DNNCudaFrames *cf, const DNNColorTensor *t,
                                 const AVFrame *in, const AVFrame *out, void *log_ctx);

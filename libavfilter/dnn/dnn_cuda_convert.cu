@@ -93,11 +93,14 @@ DEVICE_FUNC void tile_walk_next(TileWalk *w)
 DEVICE_FUNC void load_chroma_tile(const DNNColorConvert *p, DNNColorTile *tile)
 {
     const DNNColorLayout *l = &p->layout;
-    int cw = dnn_color_chroma_size(p->frame.width,  l->log2_chroma_w);
-    int ch = dnn_color_chroma_size(p->frame.height, l->log2_chroma_h);
+    int cw = dnn_color_chroma_width(l, &p->frame), ch = dnn_color_chroma_height(l, &p->frame);
     int block_x, block_y, thread, rows;
 
     block_origin(&block_x, &block_y, &thread);
+    // the block's pixels in the chroma planes' own coordinates (a crop's phase
+    // moves them by less than a chroma sample: the tile's bound holds)
+    block_x += p->frame.phase_x;
+    block_y += p->frame.phase_y;
     dnn_color_upsample_span(block_x, block_x + DNN_COLOR_BLOCK_W, l->log2_chroma_w,
                             &tile->x0, &tile->pitch);
     dnn_color_upsample_span(block_y, block_y + DNN_COLOR_BLOCK_H, l->log2_chroma_h,
@@ -116,7 +119,7 @@ DEVICE_FUNC void load_chroma_tile(const DNNColorConvert *p, DNNColorTile *tile)
 
 /**
  * Tensor -> Y'CbCr of an R'G'B' model, the chroma samples of one block:
- * the block's threads load and clip the R'G'B' of every pixel that their
+ * the block's threads load (made finite) the R'G'B' of every pixel that their
  * tents read once, into shared memory, writing the luma of the block's own
  * pixels on the way; then each thread sums its chroma sample's tent there.
  */
@@ -144,7 +147,7 @@ DEVICE_FUNC void rgb_model_to_yuv(const DNNColorConvert *p, DNNColorTile *tile, 
 
         if (x < 0 || y < 0 || x >= dst->width || y >= dst->height)
             continue; // the tents stop at the picture's edges: never read
-        dnn_color_clipped_rgb(&p->tensor, 0, x, y, rgb);
+        dnn_color_finite_rgb_at(&p->tensor, 0, x, y, rgb);
         for (int c = 0; c < 3; c++)
             tile->data[c * RGB_TILE_SIZE + w.i] = rgb[c];
         if (x >= x0 && x < x1 && y >= y0 && y < y1)
@@ -236,6 +239,20 @@ __global__ void dnn_tensor_to_frame(DNNColorConvert p)
     __shared__ float shared[3 * RGB_TILE_SIZE];
 
     SPECIALIZE(tensor_to_frame, p, shared);
+}
+
+/**
+ * Black over p.frame, one thread per chroma sample: what a cropped output
+ * frame holds outside its crop (never what its pool held before).
+ */
+__global__ void dnn_fill_black(DNNColorConvert p)
+{
+    int cx = blockIdx.x * blockDim.x + threadIdx.x;
+    int cy = blockIdx.y * blockDim.y + threadIdx.y;
+
+    if (cx < dnn_color_chroma_width(&p.layout, &p.frame) &&
+        cy < dnn_color_chroma_height(&p.layout, &p.frame))
+        dnn_color_black_block(&p.layout, &p.matrix, &p.frame, cx, cy);
 }
 
 }

@@ -12,11 +12,15 @@ case is off by more than its tolerance.
 The reference is written from the specification (libavfilter/dnn/dnn_color.h)
 and shares no code with it:
 - code values -> Y' in [0, 1], Cb, Cr in [-0.5, 0.5] (limited or full range);
-- chroma upsampled bilinearly at its siting, R'G'B' with the frame's Kr, Kb,
-  clipped to [0, 1]; the luma alone is v / (2^n - 1);
+- chroma upsampled bilinearly at its siting, counted from the visible origin
+  (a crop inside a chroma block moves it), R'G'B' with the frame's Kr, Kb, not
+  clipped; the luma alone is v / (2^n - 1);
 - the tensor rounded to the model's dtype; the model run by PyTorch;
-- R'G'B' clipped, luma per pixel, chroma the tent-weighted mean around each
-  chroma sample's siting; round half to even, clip.
+- R'G'B' as it is (NaN, -Inf 0; +Inf 1), luma per pixel, chroma the
+  tent-weighted mean around each chroma sample's siting; round half to even,
+  clip the codes (packed RGB and the luma alone: clip to [0, 1]);
+- a cropped CUDA frame's output: at the crop's offsets scaled by the model,
+  rounded down to a chroma sample, black around it.
 Tolerance: 1 code value, plus for fp16 and bf16 the dtype's step at 1.0 in
 code values (float32 in the kernels vs float64 here can flip a rounding of
 the tensor to the dtype: one step).
@@ -158,34 +162,35 @@ class Colour:
         self.off_x = xpos / 256 * ((1 << self.lw) - 1)
         self.off_y = ypos / 256 * ((1 << self.lh) - 1)
 
-    def upsample(self, plane, w, h):
-        """Bilinear, at the siting, edges clamped: to w x h."""
-        def axis(n, log2, off, size):
-            u = (torch.arange(n, dtype=torch.float64) - off) / (1 << log2)
+    def upsample(self, plane, w, h, phase=(0, 0)):
+        """Bilinear, at the siting, edges clamped: to w x h (the plane's
+        first sample phase luma pixels before the origin)."""
+        def axis(n, log2, off, size, ph):
+            u = (torch.arange(n, dtype=torch.float64) + ph - off) / (1 << log2)
             i0 = torch.floor(u)
             f = u - i0
             i0 = i0.to(torch.int64)
             return i0.clamp(0, size - 1), (i0 + 1).clamp(0, size - 1), f
         ch, cw = plane.shape
-        xa, xb, fx = axis(w, self.lw, self.off_x, cw)
-        ya, yb, fy = axis(h, self.lh, self.off_y, ch)
+        xa, xb, fx = axis(w, self.lw, self.off_x, cw, phase[0])
+        ya, yb, fy = axis(h, self.lh, self.off_y, ch, phase[1])
         p = plane.to(torch.float64)
         top = p[ya][:, xa] * (1 - fx) + p[ya][:, xb] * fx
         bottom = p[yb][:, xa] * (1 - fx) + p[yb][:, xb] * fx
         return top * (1 - fy)[:, None] + bottom * fy[:, None]
 
-    def to_tensor(self, planes, w, h, channels):
+    def to_tensor(self, planes, w, h, channels, phase=(0, 0)):
         if self.packed:
             return torch.stack([planes[i].to(torch.float64) / 255 for i in range(3)])
         if channels == 1:
             return (planes[0].to(torch.float64) / self.top)[None]
         y = (planes[0].to(torch.float64) - self.yo) / self.yq
-        cb = (self.upsample(planes[1], w, h) - self.co) / self.cq
-        cr = (self.upsample(planes[2], w, h) - self.co) / self.cq
+        cb = (self.upsample(planes[1], w, h, phase) - self.co) / self.cq
+        cr = (self.upsample(planes[2], w, h, phase) - self.co) / self.cq
         r = y + 2 * (1 - self.kr) * cr
         b = y + 2 * (1 - self.kb) * cb
         g = (y - self.kr * r - self.kb * b) / self.kg
-        return torch.stack([r, g, b]).clamp(0, 1)
+        return torch.stack([r, g, b])
 
     def code(self, v):
         v = torch.nan_to_num(v, nan=0.0)
@@ -205,8 +210,22 @@ class Colour:
         wy = weights(h, ch, self.lh, self.off_y)
         return wy @ plane @ wx.T
 
-    def from_tensor(self, t, src_planes, w, h, src_w, src_h):
-        t = torch.nan_to_num(t.to(torch.float64), nan=0.0)
+    def keep(self, plane, cw, ch, phase):
+        """A luma model's chroma, of a source cropped at phase: bilinear at
+        phase / s, the neighbours clamped to the plane."""
+        p = plane.to(torch.float64)
+        if phase == (0, 0):
+            return plane[:ch, :cw]
+        fx, fy = phase[0] / (1 << self.lw), phase[1] / (1 << self.lh)
+        xb = (torch.arange(cw) + 1).clamp(max=p.shape[1] - 1)
+        yb = (torch.arange(ch) + 1).clamp(max=p.shape[0] - 1)
+        a = p[:ch, :cw]
+        top = a * (1 - fx) + p[:ch][:, xb] * fx
+        bottom = p[yb][:, :cw] * (1 - fx) + p[yb][:, xb] * fx
+        return self.code(top * (1 - fy) + bottom * fy)
+
+    def from_tensor(self, t, src_planes, w, h, src_w, src_h, phase=(0, 0)):
+        t = torch.nan_to_num(t.to(torch.float64), nan=0.0, posinf=1.0, neginf=0.0)
         if self.packed:
             rgb = [self.code(t[i].clamp(0, 1) * 255) for i in range(3)]
             # alpha passed through when the size is kept; rgb0's padding opaque
@@ -217,9 +236,10 @@ class Colour:
         if t.shape[0] == 1:
             y = self.code(t[0].clamp(0, 1) * self.top)
             if (w, h) == (src_w, src_h):
-                return [y, src_planes[1], src_planes[2]]
-            return [y] + [self.resize(p, cw, ch) for p in src_planes[1:3]]
-        rgb = t.clamp(0, 1)
+                return [y] + [self.keep(p, cw, ch, phase) for p in src_planes[1:3]]
+            sw, sh = chroma_size(src_w, self.lw), chroma_size(src_h, self.lh)
+            return [y] + [self.resize(p, sw, sh, cw, ch, phase) for p in src_planes[1:3]]
+        rgb = t
         luma = self.kr * rgb[0] + self.kg * rgb[1] + self.kb * rgb[2]
         y = self.code(luma * self.yq + self.yo)
         r, g, b = (self.downsample(rgb[i], cw, ch) for i in range(3))
@@ -228,8 +248,10 @@ class Colour:
         cr = (r - lm) / (2 * (1 - self.kr))
         return [y, self.code(cb * self.cq + self.co), self.code(cr * self.cq + self.co)]
 
-    def resize(self, plane, dw, dh):
-        """Centre-aligned bicubic (B = 0, C = 0.6), stretched when shrinking."""
+    def resize(self, plane, sw, sh, dw, dh, phase=(0, 0)):
+        """Centre-aligned bicubic (B = 0, C = 0.6), stretched when shrinking,
+        from sw x sh samples (the plane may hold one more, read past a crop's
+        phase, which moves the taps by phase / s)."""
         def cubic(d, scale):
             c = 0.6
             d = d.abs() / scale
@@ -237,21 +259,21 @@ class Colour:
             far = ((-c * d + 5 * c) * d - 8 * c) * d + 4 * c
             return torch.where(d < 1, near, torch.where(d < 2, far, torch.zeros_like(d)))
 
-        def weights(sn, dn):
+        def weights(sn, dn, held, shift):
             ratio = sn / dn
             scale = max(ratio, 1.0)
-            u = (torch.arange(dn, dtype=torch.float64) + 0.5) * ratio - 0.5
-            x = torch.arange(sn, dtype=torch.float64)
+            u = (torch.arange(dn, dtype=torch.float64) + 0.5) * ratio - 0.5 + shift
             # taps past the edges fold onto the edge samples (clamped indices)
-            reach = int(2 * scale) + 2
-            wgt = torch.zeros(dn, sn, dtype=torch.float64)
-            for k in range(-reach, sn + reach):
-                col = min(max(k, 0), sn - 1)
+            reach = int(2 * scale) + 3
+            wgt = torch.zeros(dn, held, dtype=torch.float64)
+            for k in range(-reach, held + reach):
+                col = min(max(k, 0), held - 1)
                 wgt[:, col] += cubic(k - u, scale)
-            del x
             return wgt / wgt.sum(dim=1, keepdim=True)
-        sh, sw = plane.shape
-        return self.code(weights(sh, dh) @ plane.to(torch.float64) @ weights(sw, dw).T)
+        held_h, held_w = plane.shape
+        wy = weights(sh, dh, held_h, phase[1] / (1 << self.lh))
+        wx = weights(sw, dw, held_w, phase[0] / (1 << self.lw))
+        return self.code(wy @ plane.to(torch.float64) @ wx.T)
 
 
 # ---------------------------------------------------------------- cases
@@ -260,15 +282,18 @@ class Colour:
 class Case:
     def __init__(self, layout, w, h, matrix="bt709", rng="tv", siting="unspecified",
                  precision="fp32", yuv_input="rgb", model="swap_invert", path="cuda",
-                 roundtrip=False):
+                 roundtrip=None, crop=None):
+        # roundtrip: "gamut" (an R'G'B' picture inside [0, 1]) or "any" (any
+        # codes); crop: (w, h, x, y) of the CUDA frame, exact
         self.__dict__.update(locals())
         del self.__dict__["self"]
 
     def name(self):
-        return "%s %dx%d %s %s %s %s %s %s %s%s" % (
+        return "%s %dx%d %s %s %s %s %s %s %s%s%s" % (
             self.layout, self.w, self.h, self.matrix, self.rng, self.siting,
             self.precision, self.yuv_input, self.model, self.path,
-            " round trip" if self.roundtrip else "")
+            " round trip (%s)" % self.roundtrip if self.roundtrip else "",
+            " crop %dx%d+%d+%d" % self.crop if self.crop else "")
 
 
 def in_gamut_frame(colour, w, h, seed):
@@ -302,7 +327,7 @@ def run_case(ffmpeg, modeldir, workdir, case, seed):
     base = os.path.join(workdir, "c%d" % seed)
     src, out = base + ".in", base + ".out"
     colour = Colour(case.layout, case.matrix, case.rng in ("pc", "jpeg"), case.siting)
-    if case.roundtrip:
+    if case.roundtrip == "gamut":
         planes = in_gamut_frame(colour, case.w, case.h, seed)
     else:
         planes = make_frame(case.layout, case.w, case.h, seed)
@@ -311,7 +336,8 @@ def run_case(ffmpeg, modeldir, workdir, case, seed):
     dnn = "dnn_processing=dnn_backend=torch:model=%s:yuv_input=%s:precision=%s" % (
         os.path.join(modeldir, case.model + ".pt"), case.yuv_input, case.precision)
     if case.path == "cuda":
-        graph = "hwupload," + dnn + ",hwdownload,format=" + case.layout
+        crop = "crop=%d:%d:%d:%d:exact=1," % case.crop if case.crop else ""
+        graph = "hwupload," + crop + dnn + ",hwdownload,format=" + case.layout
         hw = ["-init_hw_device", "cuda=gpu", "-filter_hw_device", "gpu"]
     else:
         graph = dnn + ("" if case.precision == "fp32" else ":device=cuda")
@@ -324,23 +350,33 @@ def run_case(ffmpeg, modeldir, workdir, case, seed):
     res = subprocess.run(cmd, capture_output=True, text=True)
     if res.returncode != 0:
         return case, None, "ffmpeg failed (%d): %s" % (res.returncode, res.stderr.strip()[-400:])
-    sw, sh = case.w * scale_of(case.model), case.h * scale_of(case.model)
-    got = from_bytes(case.layout, open(out, "rb").read(), sw, sh)
+    k = scale_of(case.model)
+    got = from_bytes(case.layout, open(out, "rb").read(), case.w * k, case.h * k)
     os.unlink(src)
     os.unlink(out)
-    if case.roundtrip:
-        # identity: the luma comes back within 1 code value; the chroma is
-        # filtered (up, then down): its PSNR is reported
-        chroma = [psnr(g, p, colour.top) for g, p in zip(got[1:], planes[1:])]
-        print("  %s: chroma PSNR %.2f / %.2f dB" % (case.name(), chroma[0], chroma[1]), file=sys.stderr)
-        return case, [int((got[0] - planes[0]).abs().max())], 1
+    w, h, phase = case.w, case.h, (0, 0)
+    if case.crop:
+        w, h, x, y = case.crop
+        planes, phase = crop_planes(colour, planes, w, h, x, y)
+        got, outside = place(colour, got, w * k, h * k, x * k, y * k)
+        if outside:
+            return case, None, outside
     channels = 3 if colour.packed or case.yuv_input == "rgb" else 1
-    tensor = colour.to_tensor(planes, case.w, case.h, channels)
+    tensor = colour.to_tensor(planes, w, h, channels, phase)
     dtype = DTYPES[case.precision]
     with torch.no_grad():
         result = model_function(case.model)(tensor[None].to(dtype))[0]
-    want = colour.from_tensor(result, planes, sw, sh, case.w, case.h)
+    want = colour.from_tensor(result, planes, w * k, h * k, w, h, phase)
     diffs = [int((a - b).abs().max()) if a.numel() else 0 for a, b in zip(got, want)]
+    if case.roundtrip:
+        # identity: the luma comes back within 1 code value (besides matching
+        # the reference); the chroma is filtered (up, then down): its PSNR
+        # against the source is reported
+        chroma = [psnr(g, p, colour.top) for g, p in zip(got[1:], planes[1:])]
+        print("  %s: chroma PSNR %.2f / %.2f dB" % (case.name(), chroma[0], chroma[1]), file=sys.stderr)
+        luma = int((got[0] - planes[0]).abs().max())
+        if luma > 1:
+            return case, None, "the luma came back off by %d code values" % luma
     tol = 1
     if case.precision != "fp32":
         step = 2.0 ** (-10 if case.precision == "fp16" else -7)
@@ -348,6 +384,42 @@ def run_case(ffmpeg, modeldir, workdir, case, seed):
     if case.path == "cpu" and case.yuv_input == "luma" and scale_of(case.model) != 1:
         tol = 4  # chroma resized by upstream's swscale (fixed-point bicubic) on this path
     return case, diffs, tol
+
+
+def crop_planes(colour, planes, w, h, x, y):
+    """The planes of a crop: the luma exactly, the chroma samples whose
+    blocks hold a visible pixel, and their phase."""
+    if colour.packed:
+        return [p[y:y + h, x:x + w] for p in planes], (0, 0)
+    sx, sy = 1 << colour.lw, 1 << colour.lh
+    phase = (x % sx, y % sy)
+    cw, ch = chroma_size(w + phase[0], colour.lw), chroma_size(h + phase[1], colour.lh)
+    cx, cy = x >> colour.lw, y >> colour.lh
+    return [planes[0][y:y + h, x:x + w]] + [p[cy:cy + ch, cx:cx + cw] for p in planes[1:]], phase
+
+
+def place(colour, got, w, h, x, y):
+    """The visible picture of an output frame whose crop starts at (x, y)
+    rounded down to a chroma sample, and what is wrong outside it (not
+    black), or None."""
+    if colour.packed:
+        black = [0, 0, 0, 255]
+        rects = [(x, y, w, h)] * 4
+    else:
+        x &= ~((1 << colour.lw) - 1)
+        y &= ~((1 << colour.lh) - 1)
+        black = [int(colour.yo), int(colour.co), int(colour.co)]
+        c = (x >> colour.lw, y >> colour.lh, chroma_size(w, colour.lw), chroma_size(h, colour.lh))
+        rects = [(x, y, w, h), c, c]
+    visible, wrong = [], []
+    for i, (p, (rx, ry, rw, rh)) in enumerate(zip(got, rects)):
+        visible.append(p[ry:ry + rh, rx:rx + rw].clone())
+        outside = p.clone()
+        outside[ry:ry + rh, rx:rx + rw] = black[i]
+        bad = int((outside != black[i]).sum())
+        if bad:
+            wrong.append("plane %d: %d samples outside the crop are not black (%d)" % (i, bad, black[i]))
+    return visible, "; ".join(wrong) or None
 
 
 def layouts_of(path):
@@ -380,10 +452,27 @@ def case_set(name):
     for l in yuv[:4]:
         cases.append(Case(l, 64, 48, yuv_input="luma", model="identity", path=path))
         cases.append(Case(l, 62, 46, yuv_input="luma", model="nearest2x", path=path))
-    # identity round trips of in-gamut pictures, 8- and 10-bit
+    # identity round trips of in-gamut pictures, 8- and 10-bit, and of any
+    # codes (R'G'B' beyond [0, 1]: the luma comes back all the same)
     for l in (["nv12", "p010le", "yuv420p", "p210le"] if path == "cuda" else ["nv12", "yuv420p"]):
         for m in ("bt709", "bt2020nc"):
-            cases.append(Case(l, 320, 240, matrix=m, model="identity", path=path, roundtrip=True))
+            cases.append(Case(l, 320, 240, matrix=m, model="identity", path=path, roundtrip="gamut"))
+    for l in (["nv12", "p010le", "p016le", "yuv420p10le", "p210le", "yuv444p16le"]
+              if path == "cuda" else ["nv12", "yuv420p", "yuv422p", "yuv410p"]):
+        for r in ("tv", "pc"):
+            cases.append(Case(l, 320, 240, rng=r, model="identity", path=path, roundtrip="any"))
+    if path == "cuda":
+        # crops at every phase of the chroma, odd sizes: R'G'B' and luma
+        # models, the same size and twice it; black around the output
+        for l in ("nv12", "p010le", "yuv420p", "nv16", "yuv444p", "rgb0", "bgra"):
+            for crop in ((100, 60, 13, 7), (101, 61, 13, 7), (100, 60, 12, 7), (99, 59, 14, 6)):
+                cases.append(Case(l, 160, 120, path=path, crop=crop))
+        for l in ("nv12", "p010le", "nv16"):
+            for model in ("identity", "nearest2x"):
+                cases.append(Case(l, 160, 120, yuv_input="luma", model=model, path=path,
+                                  crop=(101, 61, 13, 7)))
+            cases.append(Case(l, 160, 120, model="nearest2x", path=path, crop=(101, 61, 13, 7)))
+            cases.append(Case(l, 160, 120, siting="topleft", path=path, crop=(100, 60, 13, 7)))
     if path == "cuda":
         for p in ("fp16", "bf16"):
             for l in ("rgb0", "nv12", "p010le", "yuv444p16le", "p216le"):

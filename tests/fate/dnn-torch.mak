@@ -136,6 +136,20 @@ FATE_DNN_TORCH += fate-dnn-torch-color-cpu
 fate-dnn-torch-color-cpu: CMD = $(DNN_TORCH_CHECK) color $(TORCH_PYTHON) \
     $(TARGET_PATH)/ffmpeg $(DNN_TORCH_DIR) $(TARGET_PATH)/tests/data/fate/dnn-torch-color-cpu.d cpu --jobs 2
 
+# A request whose async inference cannot start (no thread to be had:
+# tests/dnn/thread-fail.c, preloaded, makes the filter graph thread's
+# pthread_create fail) is given back: the run ends with the error instead of
+# waiting at the end, forever, for the request that was lost.
+DNN_TORCH_THREAD_FAIL = $(DNN_TORCH_DATA)/thread-fail.so
+$(DNN_TORCH_THREAD_FAIL): $(SRC_PATH)/tests/dnn/thread-fail.c | $(DNN_TORCH_STAMP)
+	$(CC) -shared -fPIC -o $@ $< -ldl
+FATE_DNN_TORCH += fate-dnn-torch-error-no-thread
+fate-dnn-torch-error-no-thread: $(DNN_TORCH_THREAD_FAIL)
+fate-dnn-torch-error-no-thread: CMD = LD_PRELOAD=$(TARGET_PATH)/$(DNN_TORCH_THREAD_FAIL) \
+    $(DNN_TORCH_CHECK) fails async.inference $(TARGET_PATH)/ffmpeg -filter_threads 1 \
+    -f lavfi -i testsrc2=s=64x48:r=25,format=rgb24 -frames:v 2 \
+    -vf dnn_processing=dnn_backend=torch:model=$(DNN_TORCH_DIR)/identity.pt:async=1 -f null -
+
 # Regression: async=1 crashed (SIGSEGV) when the output stopped while an
 # inference was still running: the model was freed under the worker thread.
 FATE_DNN_TORCH += fate-dnn-torch-async-early-stop
