@@ -18,6 +18,7 @@
  * Foundation, Inc., 51 Franklin Street, Fifth Floor, Boston, MA 02110-1301 USA
  */
 
+#include <algorithm>
 #include <cinttypes>
 #include <cstdlib>
 #include <cstring>
@@ -27,6 +28,7 @@
 #include <sstream>
 #include <string>
 #include <unordered_map>
+#include <vector>
 #include <caffe2/serialize/inline_container.h>
 #include <torch/csrc/inductor/aoti_package/model_package_loader.h>
 #include <torch/version.h>
@@ -36,6 +38,8 @@
 extern "C" {
 #include "config.h"
 #include "libavutil/avstring.h"
+#include "libavutil/crc.h"
+#include "libavutil/intreadwrite.h"
 #include "libavutil/mem.h"
 #include "libavutil/sha.h"
 }
@@ -64,6 +68,550 @@ public:
     THPackageRange height, width;
     std::unique_ptr<torch::inductor::AOTIModelPackageLoader> loader;
 };
+
+/*
+ * The archive check.  Both formats are zip archives, and LibTorch reads them
+ * with miniz trusting what they declare: a member's declared size is
+ * allocated (TorchScript) or written to /tmp (a package's members, which
+ * AOTInductor extracts there, under their own names), no CRC is checked (a
+ * flipped bit in a weight or in the package's shared library is loaded and
+ * run), and its JSON and TorchScript parsers recurse without bound.  So an
+ * archive is checked here before LibTorch opens it: its structure (end
+ * records, central directory, local headers, each member inside the file
+ * and apart from the others), the sizes it declares, member names, every
+ * member's CRC-32, and what LibTorch parses first (pickles, TorchScript
+ * code, a package's metadata) for what would make it allocate, recurse or
+ * read without bound.  A file that is no zip archive (no end record) is
+ * left to LibTorch, which says what it is.  tests/dnn/mutate_models.py
+ * makes the malformed files these checks are for.
+ */
+
+/** More members than this is no model LibTorch writes; 65535 took 10 s to extract. */
+#define TH_ARCHIVE_MAX_MEMBERS 16384
+/** Deflate gives 2-10x on code and pickles; a bomb 1000x. */
+#define TH_ARCHIVE_MAX_RATIO 100
+#define TH_ARCHIVE_MAX_CENTRAL (64 << 20)
+/** Pickles, code and metadata read here whole; larger ones are not scanned. */
+#define TH_ARCHIVE_MAX_SCANNED (64 << 20)
+/** A package's metadata: a few hundred bytes of "key": "value". */
+#define TH_ARCHIVE_MAX_METADATA (1 << 20)
+/** Bracket nesting in TorchScript code; its recursive parser overflows the stack near 10^5. */
+#define TH_ARCHIVE_MAX_CODE_DEPTH 256
+
+struct THArchiveMember {
+    std::string name;
+    unsigned flags, method;
+    uint32_t crc;
+    uint64_t csize, usize, header, data; ///< local header and data offsets
+};
+
+/** The model file, read at offsets; every read is checked against its size. */
+class THArchiveFile {
+public:
+    std::ifstream in;
+    uint64_t size = 0;
+
+    bool open(const char *filename)
+    {
+        in.open(filename, std::ios::binary | std::ios::ate);
+        if (!in)
+            return false;
+        size = in.tellg();
+        return true;
+    }
+
+    bool read(uint64_t offset, void *buf, uint64_t n)
+    {
+        if (offset > size || n > size - offset)
+            return false;
+        in.clear();
+        in.seekg(offset);
+        in.read((char *)buf, n);
+        return (uint64_t)in.gcount() == n;
+    }
+};
+
+/** Why an archive is refused; empty while it is not. */
+typedef std::string THArchiveError;
+
+/** The CRC-32 (zip's, zlib's) of n bytes of the file from offset; false if unreadable. */
+static bool file_crc32(THArchiveFile &f, uint64_t offset, uint64_t n, uint32_t *crc)
+{
+    const AVCRC *table = av_crc_get_table(AV_CRC_32_IEEE_LE);
+    std::vector<char> buf(std::min<uint64_t>(n, 1 << 20));
+    uint32_t c = UINT32_MAX;
+
+    while (n) {
+        uint64_t chunk = std::min<uint64_t>(n, buf.size());
+        if (!f.read(offset, buf.data(), chunk))
+            return false;
+        c = av_crc(table, c, (const uint8_t *)buf.data(), chunk);
+        offset += chunk;
+        n -= chunk;
+    }
+    *crc = c ^ UINT32_MAX;
+    return true;
+}
+
+/**
+ * The end records: where the central directory lies and how many members it
+ * holds, as miniz reads them (the zip64 record where its locator precedes
+ * the end record).  False, and no error, when there is no end record at
+ * all: no zip archive.
+ */
+static bool read_end(THArchiveFile &f, uint64_t *cd_offset, uint64_t *cd_size, uint64_t *count,
+                     THArchiveError &err)
+{
+    uint64_t n = std::min<uint64_t>(f.size, 65535 + 22), base = f.size - n, end, cd_end;
+    std::vector<uint8_t> buf(n);
+    const uint8_t *tail = buf.data();
+    uint8_t z64[56], loc[20];
+    int64_t i;
+
+    if (n < 22 || !f.read(base, buf.data(), n))
+        return false;
+    for (i = n - 22; i >= 0; i--)
+        if (AV_RL32(tail + i) == 0x06054b50)
+            break;
+    if (i < 0)
+        return false;
+    end = base + i;
+    if (end + 22 + AV_RL16(tail + i + 20) > f.size) {
+        err = "its end record runs past the end of the file";
+        return true;
+    }
+    if (AV_RL16(tail + i + 4) || AV_RL16(tail + i + 6) ||
+        AV_RL16(tail + i + 8) != AV_RL16(tail + i + 10)) {
+        err = "it spans several disks";
+        return true;
+    }
+    *count     = AV_RL16(tail + i + 10);
+    *cd_size   = AV_RL32(tail + i + 12);
+    *cd_offset = AV_RL32(tail + i + 16);
+    cd_end     = end;
+    if (end >= 20 && f.read(end - 20, loc, 20) && AV_RL32(loc) == 0x07064b50) {
+        uint64_t z64_offset = AV_RL64(loc + 8);
+        if (AV_RL32(loc + 16) != 1 || z64_offset > end - 20 || end - 20 - z64_offset < 56 ||
+            !f.read(z64_offset, z64, 56) || AV_RL32(z64) != 0x06064b50 || AV_RL64(z64 + 4) < 44) {
+            err = "its zip64 end record is not where its locator says";
+            return true;
+        }
+        if (AV_RL32(z64 + 16) || AV_RL32(z64 + 20) || AV_RL64(z64 + 24) != AV_RL64(z64 + 32)) {
+            err = "it spans several disks";
+            return true;
+        }
+        *count     = AV_RL64(z64 + 32);
+        *cd_size   = AV_RL64(z64 + 40);
+        *cd_offset = AV_RL64(z64 + 48);
+        cd_end     = z64_offset;
+    }
+    if (!*count)
+        err = "it holds no member";
+    else if (*count > TH_ARCHIVE_MAX_MEMBERS)
+        err = "it declares " + std::to_string(*count) + " members, more than " +
+              std::to_string(TH_ARCHIVE_MAX_MEMBERS);
+    else if (*cd_offset > cd_end || *cd_size != cd_end - *cd_offset)
+        err = "its central directory is not where its end record says";
+    else if (*cd_size < 46 * *count || *cd_size > TH_ARCHIVE_MAX_CENTRAL)
+        err = "its central directory's size does not fit its members";
+    return true;
+}
+
+/** A member name that stays in the folder LibTorch extracts it to. */
+static bool safe_name(const std::string &name)
+{
+    size_t start = 0;
+
+    if (name.empty() || name[0] == '/' || name.find('\\') != std::string::npos ||
+        name.find('\0') != std::string::npos)
+        return false;
+    while (start <= name.size()) {
+        size_t end = std::min(name.find('/', start), name.size());
+        if (name.compare(start, end - start, "..") == 0)
+            return false;
+        start = end + 1;
+    }
+    return true;
+}
+
+/** The central directory's entries, each checked against the file. */
+static void read_members(THArchiveFile &f, uint64_t cd_offset, uint64_t cd_size, uint64_t count,
+                         std::vector<THArchiveMember> &members, THArchiveError &err)
+{
+    std::vector<uint8_t> cd(cd_size);
+    std::set<std::string> names;
+    uint64_t pos = 0;
+
+    if (!f.read(cd_offset, cd.data(), cd_size)) {
+        err = "its central directory cannot be read";
+        return;
+    }
+    for (uint64_t i = 0; i < count; i++) {
+        const uint8_t *e = cd.data() + pos;
+        THArchiveMember m;
+        uint64_t name_len, extra_len, header;
+        uint8_t local[30];
+        std::string local_name;
+
+        if (cd_size - pos < 46 || AV_RL32(e) != 0x02014b50) {
+            err = "its central directory ends before its " + std::to_string(count) + " entries";
+            return;
+        }
+        name_len  = AV_RL16(e + 28);
+        extra_len = AV_RL16(e + 30);
+        if (cd_size - pos - 46 < name_len + extra_len + AV_RL16(e + 32)) {
+            err = "an entry of its central directory runs past its end";
+            return;
+        }
+        m.name.assign((const char *)e + 46, name_len);
+        m.flags  = AV_RL16(e + 8);
+        m.method = AV_RL16(e + 10);
+        m.crc    = AV_RL32(e + 16);
+        m.csize  = AV_RL32(e + 20);
+        m.usize  = AV_RL32(e + 24);
+        header   = AV_RL32(e + 42);
+        // sizes and offsets of 0xffffffff are in the zip64 extra field
+        if (m.usize == UINT32_MAX || m.csize == UINT32_MAX || header == UINT32_MAX) {
+            const uint8_t *x = e + 46 + name_len, *x_end = x + extra_len;
+            bool found = false;
+            while (x_end - x >= 4 && !found) {
+                unsigned id = AV_RL16(x), len = AV_RL16(x + 2);
+                const uint8_t *v = x + 4, *v_end = v + len;
+                if (v_end > x_end)
+                    break;
+                if (id == 1) {
+                    uint64_t *fields[3] = { &m.usize, &m.csize, &header };
+                    found = true;
+                    for (uint64_t *field : fields) {
+                        if (*field != UINT32_MAX)
+                            continue;
+                        if (v_end - v < 8)
+                            found = false;
+                        else
+                            *field = AV_RL64(v);
+                        v += 8;
+                    }
+                }
+                x = v_end;
+            }
+            if (!found) {
+                err = "\"" + m.name + "\" has no zip64 sizes where it says so";
+                return;
+            }
+        }
+        pos += 46 + name_len + extra_len + AV_RL16(e + 32);
+        if (!safe_name(m.name)) {
+            err = "a member's name (\"" + m.name + "\") climbs out of its folder";
+            return;
+        }
+        if (!names.insert(m.name).second) {
+            err = "\"" + m.name + "\" is there twice";
+            return;
+        }
+        if (m.flags & 0x41) {
+            err = "\"" + m.name + "\" is encrypted";
+            return;
+        }
+        if (AV_RL16(e + 34)) {
+            err = "\"" + m.name + "\" is on another disk";
+            return;
+        }
+        if (m.method != 0 && m.method != 8) {
+            err = "\"" + m.name + "\" is compressed with method " + std::to_string(m.method) +
+                  ", not stored or deflated";
+            return;
+        }
+        if (m.method == 0 ? m.usize != m.csize :
+            m.usize > m.csize * TH_ARCHIVE_MAX_RATIO + 65536) {
+            err = "\"" + m.name + "\" declares " + std::to_string(m.usize) + " bytes from " +
+                  std::to_string(m.csize) + " (a zip bomb)";
+            return;
+        }
+        // the local header: miniz finds the data after its own name and extra field
+        if (header > cd_offset || cd_offset - header < 30 || !f.read(header, local, 30) ||
+            AV_RL32(local) != 0x04034b50) {
+            err = "\"" + m.name + "\" has no local header where the central directory says";
+            return;
+        }
+        m.header = header;
+        m.data   = header + 30 + AV_RL16(local + 26) + AV_RL16(local + 28);
+        local_name.resize(AV_RL16(local + 26));
+        if (m.data > cd_offset || m.csize > cd_offset - m.data ||
+            !f.read(header + 30, &local_name[0], local_name.size()) || local_name != m.name) {
+            err = "\"" + m.name + "\"'s local header does not match its central directory entry";
+            return;
+        }
+        members.push_back(m);
+    }
+    if (pos != cd_size) {
+        err = "its central directory holds more than its " + std::to_string(count) + " entries";
+        return;
+    }
+    // members that share their bytes: the "overlapping" zip bomb
+    std::vector<std::pair<uint64_t, uint64_t>> spans;
+    for (const THArchiveMember &m : members)
+        spans.push_back({ m.header, m.data + m.csize });
+    std::sort(spans.begin(), spans.end());
+    for (size_t i = 1; i < spans.size(); i++) {
+        if (spans[i].first < spans[i - 1].second) {
+            err = "its members overlap";
+            return;
+        }
+    }
+}
+
+/**
+ * Whether a pickle's opcodes stay within it, up to its STOP: LibTorch's
+ * unpickler allocates what a length says before reading (a 4 GiB string
+ * from a pickle of 10 bytes).  Opcodes of protocols 0 to 5.
+ */
+static bool pickle_bounded(const uint8_t *p, size_t n)
+{
+    const uint8_t *end = p + n;
+
+    while (p < end) {
+        uint8_t op = *p++;
+        uint64_t len = 0, left = end - p;
+        switch (op) {
+        case '.':                                           // STOP
+            return true;
+        case '(': case '0': case '1': case '2': case 'N': case ')': case ']': case '}':
+        case 'a': case 'e': case 'l': case 't': case 'd': case 's': case 'u': case 'b':
+        case 'o': case 'R': case 'Q': case 0x81: case 0x85: case 0x86: case 0x87: case 0x88:
+        case 0x89: case 0x8f: case 0x90: case 0x91: case 0x92: case 0x93: case 0x94:
+        case 0x97: case 0x98:
+            continue;
+        case 'K': case 'h': case 'q': case 0x80: case 0x82: len = 1; break;
+        case 'M': case 0x83:                                len = 2; break;
+        case 'J': case 'j': case 'r': case 0x84:            len = 4; break;
+        case 'G': case 0x95:                                len = 8; break;
+        case 'U': case 'C': case 0x8c: case 0x8a:           // a 1-byte length, then bytes
+            if (left < 1)
+                return false;
+            len = 1 + p[0];
+            break;
+        case 'T': case 'X': case 'B': case 0x8b:            // a 4-byte length
+            if (left < 4 || ((op == 'T' || op == 0x8b) && (int32_t)AV_RL32(p) < 0))
+                return false;
+            len = 4 + (uint64_t)AV_RL32(p);
+            break;
+        case 0x8d: case 0x8e: case 0x96:                    // an 8-byte length
+            if (left < 8 || AV_RL64(p) > left - 8)
+                return false;
+            len = 8 + AV_RL64(p);
+            break;
+        case 'I': case 'L': case 'F': case 'S': case 'V': case 'P': case 'g': case 'p':
+        case 'c': case 'i': {                               // lines of text
+            int lines = op == 'c' || op == 'i' ? 2 : 1;
+            while (lines--) {
+                const uint8_t *nl = (const uint8_t *)memchr(p, '\n', end - p);
+                if (!nl)
+                    return false;
+                p = nl + 1;
+            }
+            continue;
+        }
+        default:
+            return false;
+        }
+        if (len > left)
+            return false;
+        p += len;
+    }
+    return false;
+}
+
+/** How deep TorchScript code nests brackets (outside strings and comments). */
+static int code_depth(const uint8_t *p, size_t n)
+{
+    int depth = 0, max = 0;
+
+    for (size_t i = 0; i < n; i++) {
+        switch (p[i]) {
+        case '(': case '[': case '{':
+            max = FFMAX(max, ++depth);
+            break;
+        case ')': case ']': case '}':
+            depth--;
+            break;
+        case '#':
+            while (i < n && p[i] != '\n')
+                i++;
+            break;
+        case '"': case '\'': {
+            uint8_t quote = p[i];
+            for (i++; i < n && p[i] != quote && p[i] != '\n'; i++)
+                if (p[i] == '\\')
+                    i++;
+            break;
+        }
+        }
+    }
+    return max;
+}
+
+/** Whether text is a JSON object of strings only, as tools/dnn-torch-export.py writes. */
+static bool flat_json_object(const uint8_t *p, size_t n)
+{
+    const uint8_t *end = p + n;
+    auto blank  = [&] { while (p < end && *p && strchr(" \t\r\n", *p)) p++; };
+    auto string = [&] {
+        if (p == end || *p++ != '"')
+            return false;
+        while (p < end && *p != '"') {
+            if (*p < 0x20)
+                return false;
+            if (*p++ == '\\') {
+                if (p == end || !*p || !strchr("\"\\/bfnrtu", *p))
+                    return false;
+                if (*p++ == 'u') {
+                    for (int k = 0; k < 4; k++, p++)
+                        if (p == end || !av_isxdigit(*p))
+                            return false;
+                }
+            }
+        }
+        return p++ < end;
+    };
+
+    blank();
+    if (p == end || *p++ != '{')
+        return false;
+    blank();
+    if (p < end && *p == '}')
+        p++;
+    else {
+        for (;;) {
+            blank();
+            if (!string())
+                return false;
+            blank();
+            if (p == end || *p++ != ':')
+                return false;
+            blank();
+            if (!string())
+                return false;
+            blank();
+            if (p == end)
+                return false;
+            if (*p == '}') {
+                p++;
+                break;
+            }
+            if (*p++ != ',')
+                return false;
+        }
+    }
+    blank();
+    return p == end;
+}
+
+static bool ends_with(const std::string &s, const char *suffix)
+{
+    size_t n = strlen(suffix);
+    return s.size() >= n && !s.compare(s.size() - n, n, suffix);
+}
+
+/**
+ * What LibTorch parses first, and the deflated members' CRC-32 (miniz
+ * inflates them; the stored ones are checked in the file): read through
+ * LibTorch's own reader, now that the sizes are known to be bounded.  An
+ * archive it cannot open is left to it: it says why when it loads it.
+ */
+static void check_contents(const char *filename, const std::vector<THArchiveMember> &members,
+                           THArchiveError &err)
+{
+    std::unique_ptr<caffe2::serialize::PyTorchStreamReader> reader;
+    const std::string &first = members[0].name;
+    const std::string prefix = first.substr(0, first.find('/')) + "/";
+    const AVCRC *table = av_crc_get_table(AV_CRC_32_IEEE_LE);
+    int libraries = 0;
+    bool package = false;
+
+    try {
+        reader.reset(new caffe2::serialize::PyTorchStreamReader(filename));
+    } catch (const std::exception &) {
+        return;
+    }
+    for (const THArchiveMember &m : members) {
+        const bool in_model = !m.name.compare(0, prefix.size(), prefix);
+        const std::string record = in_model ? m.name.substr(prefix.size()) : "";
+        const bool pickle = ends_with(m.name, ".pkl") || ends_with(m.name, ".debug_pkl");
+        const bool code = !record.compare(0, 5, "code/") && ends_with(m.name, ".py");
+        const bool metadata = !record.compare(0, 17, "data/aotinductor/") &&
+                              ends_with(m.name, "_metadata.json");
+        std::vector<uint8_t> data;
+
+        if (!record.compare(0, 17, "data/aotinductor/"))
+            package = true;
+        if (!record.compare(0, 23, "data/aotinductor/model/") && ends_with(m.name, ".so"))
+            libraries++;
+        if (!in_model || !(m.method == 8 || pickle || code || metadata))
+            continue;
+        if (metadata && m.usize > TH_ARCHIVE_MAX_METADATA) {
+            err = "its metadata \"" + m.name + "\" is " + std::to_string(m.usize) + " bytes";
+            return;
+        }
+        if (m.usize > TH_ARCHIVE_MAX_SCANNED)
+            continue;
+        data.resize(m.usize);
+        try {
+            // 0 for a member LibTorch skips (debug symbols, when it does not load them)
+            if (reader->getRecord(record, data.data(), data.size()) != data.size())
+                continue;
+        } catch (const std::exception &) {
+            err = "\"" + m.name + "\" cannot be inflated";
+            return;
+        }
+        if (m.method == 8 && m.crc &&
+            (av_crc(table, UINT32_MAX, data.data(), data.size()) ^ UINT32_MAX) != m.crc) {
+            err = "\"" + m.name + "\" is damaged: its CRC-32 is not its content's";
+            return;
+        }
+        if (pickle && !pickle_bounded(data.data(), data.size()))
+            err = "\"" + m.name + "\" is no pickle, or one that reads past its end";
+        else if (code && code_depth(data.data(), data.size()) > TH_ARCHIVE_MAX_CODE_DEPTH)
+            err = "\"" + m.name + "\" nests brackets more than " +
+                  std::to_string(TH_ARCHIVE_MAX_CODE_DEPTH) + " deep";
+        else if (metadata && !flat_json_object(data.data(), data.size()))
+            err = "its metadata \"" + m.name + "\" is not a JSON object of strings";
+        if (!err.empty())
+            return;
+    }
+    // without one, AOTInductor would compile the package's C++ with the
+    // compiler command the package names (system())
+    if (package && libraries != 1)
+        err = "it is a .pt2 package with " + std::to_string(libraries) +
+              " compiled libraries (.so) for its model, not one";
+}
+
+static int check_archive(const char *filename, DnnContext *ctx)
+{
+    std::vector<THArchiveMember> members;
+    uint64_t cd_offset = 0, cd_size = 0, count = 0;
+    THArchiveError err;
+    THArchiveFile f;
+
+    // no file, or no zip archive: LibTorch says what it is
+    if (!f.open(filename) || !read_end(f, &cd_offset, &cd_size, &count, err))
+        return 0;
+    if (err.empty())
+        read_members(f, cd_offset, cd_size, count, members, err);
+    for (size_t i = 0; err.empty() && i < members.size(); i++) {
+        const THArchiveMember &m = members[i];
+        uint32_t crc;
+        // a CRC of 0: written without (torch.save's compute_crc32=False)
+        if (m.method == 0 && m.crc && (!file_crc32(f, m.data, m.csize, &crc) || crc != m.crc))
+            err = "\"" + m.name + "\" is damaged: its CRC-32 is not its content's";
+    }
+    if (err.empty())
+        check_contents(filename, members, err);
+    if (err.empty())
+        return 0;
+    av_log(ctx, AV_LOG_ERROR, "The model file \"%s\" is a malformed archive: %s; it is not "
+           "loaded\n", filename, err.c_str());
+    return AVERROR_INVALIDDATA;
+}
 
 /** Whether the file is a zip archive holding AOTInductor's compiled model. */
 static bool is_package_file(const char *filename)
@@ -265,6 +813,9 @@ int th_package_open(THPackage **package, DnnContext *ctx) noexcept
 {
     *package = NULL;
     return th_catch_all(ctx, "Could not read the .pt2 package", [&] {
+        int ret = check_archive(ctx->model_filename, ctx);
+        if (ret < 0)
+            return ret;
         if (ctx->torch_option.model_format != TH_MODEL_FORMAT_TORCHSCRIPT)
             return open_package(package, ctx);
         // TorchScript's loader would call a package a corrupted checkpoint

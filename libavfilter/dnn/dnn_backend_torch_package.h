@@ -58,7 +58,10 @@ int th_model_check_sha256(DnnContext *ctx) noexcept;
  * takes.  A package is native code, loaded only where the user asked for
  * one: a file named *.pt2, or model_format=pt2 (which it must then be);
  * another package is an error.  *package stays NULL for a TorchScript
- * file.  Never throws: 0 or an AVERROR, logged.
+ * file.  Either format's zip archive is checked first, before LibTorch
+ * reads it (member count, sizes, names, CRC-32, pickles, code nesting,
+ * metadata): a malformed one is AVERROR_INVALIDDATA.  Never throws: 0 or an
+ * AVERROR, logged.
  */
 int th_package_open(THPackage **package, DnnContext *ctx) noexcept;
 
