@@ -220,16 +220,17 @@ fate-dnn-torch-cuda-crop-nv12: CMD = $(DNN_TORCH_CHECK) compare $(TARGET_PATH) e
 # crop moves from frame to frame, so the pooled frames held the model's
 # output elsewhere before.  Against the same kernels on frames cropped
 # before the upload, laid over black where the output frame's crop lies.
-# (FATE puts the command in single quotes and evaluates it: the graph's
-# semicolons are escaped for make and quoted for the evaluation.)
-DNN_TORCH_MOVING_CROP = crop=100:60:n*20:n*10
+# (FATE puts the command in single quotes and evaluates it: the graphs are
+# quoted for the evaluation, their semicolons escaped for make; positions
+# from the timestamps, as overlay's frame number starts at 1.)
+DNN_TORCH_MOVING_CROP = crop=100:60:round(t*500):round(t*250)
 DNN_TORCH_CROP_MODEL = dnn_processing=dnn_backend=torch:model=$(DNN_TORCH_DIR)/nearest2x.pt:yuv_input=rgb
 FATE_DNN_TORCH_CUDA += fate-dnn-torch-cuda-crop-outside
 fate-dnn-torch-cuda-crop-outside: CMD = $(DNN_TORCH_CHECK) compare $(TARGET_PATH) exact \
     $(DNN_TORCH_CUDA_DEV) -f lavfi -i testsrc2=s=160x120:r=25,format=rgb24 -frames:v 3 \
-    -vf format=nv12,hwupload,$(DNN_TORCH_MOVING_CROP),$(DNN_TORCH_CROP_MODEL),hwdownload,format=nv12 -- \
+    -vf "format=nv12,hwupload,$(DNN_TORCH_MOVING_CROP),$(DNN_TORCH_CROP_MODEL),hwdownload,format=nv12" -- \
     $(DNN_TORCH_CUDA_DEV) -f lavfi -i testsrc2=s=160x120:r=25,format=rgb24 -frames:v 3 \
-    -filter_complex "[0:v]format=nv12,$(DNN_TORCH_MOVING_CROP),hwupload,$(DNN_TORCH_CROP_MODEL),hwdownload,format=nv12[model]\;color=black:s=320x240:r=25,format=nv12[black]\;[black][model]overlay=x=n*40:y=n*20:format=yuv420:shortest=1,format=nv12"
+    -filter_complex "[0:v]format=nv12,$(DNN_TORCH_MOVING_CROP),hwupload,$(DNN_TORCH_CROP_MODEL),hwdownload,format=nv12[model]\;color=black:s=320x240:r=25,format=nv12[black]\;[black][model]overlay=x=round(t*1000):y=round(t*500):format=yuv420:shortest=1,format=nv12"
 
 # A kernel that faults (a device-side assert: the model indexes a table out
 # of range) ends the run with an error, not an abort, on CUDA frames and on
