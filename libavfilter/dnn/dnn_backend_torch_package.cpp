@@ -782,6 +782,43 @@ static int file_sha256(const char *filename, char hex[65], void *log_ctx)
     return 0;
 }
 
+/** Whether t's elements lie inside its storage: offset and strides as the file said. */
+static bool inside_storage(const at::Tensor &t)
+{
+    int64_t last;
+    uint64_t capacity;
+
+    if (!t.defined() || t.is_sparse() || !t.has_storage() || t.numel() == 0)
+        return true;
+    last = t.storage_offset();
+    if (last < 0)
+        return false;
+    for (int64_t d = 0; d < t.dim(); d++) {
+        int64_t size = t.size(d), stride = t.stride(d);
+        // the last element's index, without overflow
+        if (stride < 0 || (size > 1 && stride > (INT64_MAX - last) / (size - 1)))
+            return false;
+        last += (size - 1) * stride;
+    }
+    capacity = t.storage().nbytes() / t.element_size();
+    return (uint64_t)last < capacity;
+}
+
+int th_module_check_tensors(const torch::jit::Module &module, DnnContext *ctx) noexcept
+{
+    return th_catch_all(ctx, "Could not check the model's tensors", [&] {
+        for (const torch::jit::NameValue &attr : module.named_attributes(/* recurse */ true)) {
+            if (!attr.value.isTensor() || inside_storage(attr.value.toTensor()))
+                continue;
+            av_log(ctx, AV_LOG_ERROR, "The model file \"%s\" is damaged: its tensor \"%s\" "
+                   "lies outside its storage; it is not loaded\n", ctx->model_filename,
+                   attr.name.c_str());
+            return AVERROR_INVALIDDATA;
+        }
+        return 0;
+    });
+}
+
 int th_model_check_sha256(DnnContext *ctx) noexcept
 {
     const char *want = ctx->torch_option.model_sha256;

@@ -54,6 +54,15 @@ class THPackage;
 int th_model_check_sha256(DnnContext *ctx) noexcept;
 
 /**
+ * Check that every tensor a TorchScript module holds (parameters, buffers,
+ * tensor attributes, recursively) lies inside its storage: the unpickler
+ * takes any storage offset and strides from the file, and the model would
+ * then read and write out of bounds.  0, or AVERROR_INVALIDDATA naming the
+ * tensor (logged).  Never throws.
+ */
+int th_module_check_tensors(const torch::jit::Module &module, DnnContext *ctx) noexcept;
+
+/**
  * Open the model file as a .pt2 package if it is one and read what it
  * takes.  A package is native code, loaded only where the user asked for
  * one: a file named *.pt2, or model_format=pt2 (which it must then be);

@@ -557,6 +557,12 @@ def pickle_edits(z, torchscript_base):
             pkl.replace(b"(K\x08K\x03K\x03K\x03t", b"(M\x00\x04K\x03K\x03K\x03t", 1))
         put("a weight of (2^31-1)x3x3x3 on a storage of 8x3x3x3",
             pkl.replace(b"(K\x08K\x03K\x03K\x03t", b"(J\xff\xff\xff\x7fK\x03K\x03K\x03t", 1))
+        # the unpickler takes any offset and strides: the backend checks that
+        # every tensor of the module lies inside its storage
+        put("a weight whose storage offset is past its storage",
+            pkl.replace(b"tQq\x0bK\x00(", b"tQq\x0bM\x00\x10(", 1))
+        put("a weight whose strides reach past its storage",
+            pkl.replace(b"t(K\x1bK\tK\x03K\x01t", b"t(J\x00\x00\x01\x00K\tK\x03K\x01t", 1))
     else:
         # a tensor as the whole model: _rebuild_tensor_v2(storage, offset,
         # size, stride, requires_grad, hooks)
@@ -705,25 +711,15 @@ def corpus(basedir, seed):
 # LibTorch mishandles.  Not in the corpus (they do not end cleanly); --known
 # writes them, to try a newer LibTorch or a new check on them.
 def known(basedir):
-    with open(os.path.join(basedir, "conv.pt"), "rb") as f:
-        conv = Zip(f.read())
     with open(os.path.join(basedir, "swap_invert.pt"), "rb") as f:
         swap = Zip(f.read())
     with open(os.path.join(basedir, "swap_invert.pt2"), "rb") as f:
         package = Zip(f.read())
-    pkl = conv.find("data.pkl").content()
     items = []
 
     def put(base, ext, what, data):
         items.append((base, ext, "known", what, data))
 
-    # TorchScript's unpickler makes tensors of any offset, size and stride on
-    # a storage of any size: the model reads (and writes) past it
-    put("conv.pt", "pt", "a weight whose storage offset is past its storage (read out of bounds)",
-        replaced(conv, "data.pkl", pkl.replace(b"tQq\x0bK\x00(", b"tQq\x0bM\x00\x10(", 1)))
-    put("conv.pt", "pt", "a weight whose strides reach past its storage (read out of bounds)",
-        replaced(conv, "data.pkl", pkl.replace(b"t(K\x1bK\tK\x03K\x01t",
-                                               b"t(J\x00\x00\x01\x00K\tK\x03K\x01t", 1)))
     # TorchScript's compiler recurses on the nesting of expressions and
     # blocks: brackets are checked, these not.  Stored, not deflated (as
     # torch writes code): deflated, such repetitive code is refused as a zip
