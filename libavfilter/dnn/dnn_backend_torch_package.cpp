@@ -421,6 +421,207 @@ static bool pickle_bounded(const uint8_t *p, size_t n)
     return false;
 }
 
+/** A storage a TorchScript pickle names: its record and its size in bytes. */
+struct THStorageRef {
+    std::string key;
+    uint64_t elements, element_size;
+};
+
+/** A value of the pickle's stack, as far as persistent IDs need it. */
+struct THPickleValue {
+    enum { OTHER, STRING, GLOBAL, INT, STORAGE_ID } kind = OTHER;
+    std::string text;
+    uint64_t number = 0;
+    std::vector<THPickleValue> items; ///< STORAGE_ID: the tuple
+};
+
+/** Bytes of an element of a torch.*Storage class; 0 for one not known here. */
+static uint64_t storage_element_size(const std::string &global)
+{
+    static const std::unordered_map<std::string, uint64_t> sizes = {
+        { "torch.FloatStorage", 4 },  { "torch.DoubleStorage", 8 },   { "torch.HalfStorage", 2 },
+        { "torch.BFloat16Storage", 2 }, { "torch.LongStorage", 8 },   { "torch.IntStorage", 4 },
+        { "torch.ShortStorage", 2 },  { "torch.CharStorage", 1 },     { "torch.ByteStorage", 1 },
+        { "torch.BoolStorage", 1 },   { "torch.ComplexFloatStorage", 8 },
+        { "torch.ComplexDoubleStorage", 16 }, { "torch.QInt8Storage", 1 },
+        { "torch.QUInt8Storage", 1 }, { "torch.QInt32Storage", 4 },
+    };
+    auto it = sizes.find(global);
+    return it == sizes.end() ? 0 : it->second;
+}
+
+/**
+ * The storages a TorchScript pickle (data.pkl, constants.pkl, already
+ * known to be bounded) names by persistent ID, as torch's pickler writes
+ * them: MARK, "storage", GLOBAL torch.<T>Storage, key, location, element
+ * count, TUPLE, BINPERSID.  LibTorch makes each a storage of that count on
+ * whatever the record <key> holds, without comparing the two: the caller
+ * does.  The stack is followed only as far as such tuples need (values
+ * pushed, memo, marks); anything else is an opaque value.
+ */
+static void pickle_storages(const uint8_t *p, size_t n, std::vector<THStorageRef> &storages)
+{
+    const uint8_t *end = p + n;
+    std::vector<std::vector<THPickleValue>> frames(1);
+    std::unordered_map<uint64_t, THPickleValue> memo;
+    auto push = [&](THPickleValue v) { frames.back().push_back(std::move(v)); };
+    auto pop = [&](size_t count) {
+        std::vector<THPickleValue> &f = frames.back();
+        f.resize(f.size() > count ? f.size() - count : 0);
+    };
+    auto pop_mark = [&]() -> std::vector<THPickleValue> {
+        std::vector<THPickleValue> items = std::move(frames.back());
+        if (frames.size() > 1)
+            frames.pop_back();
+        else
+            frames.back().clear();
+        return items;
+    };
+    auto put = [&](uint64_t index) {
+        memo[index] = frames.back().empty() ? THPickleValue() : frames.back().back();
+    };
+    auto text = [&](const uint8_t *s, uint64_t len) {
+        THPickleValue v;
+        v.kind = THPickleValue::STRING;
+        v.text.assign((const char *)s, len);
+        return v;
+    };
+
+    while (p < end) {
+        uint8_t op = *p++;
+        uint64_t left = end - p;
+        THPickleValue v;
+        switch (op) {
+        case '.':
+            return;
+        case '(':
+            frames.emplace_back();
+            break;
+        case 'X': case 0x8c: {                        // BINUNICODE, SHORT_BINUNICODE
+            uint64_t len = op == 'X' ? AV_RL32(p) : p[0], skip = op == 'X' ? 4 : 1;
+            if (left < skip + len)
+                return;
+            push(text(p + skip, len));
+            p += skip + len;
+            break;
+        }
+        case 'c': {                                   // GLOBAL module\nname\n
+            const uint8_t *nl1 = (const uint8_t *)memchr(p, '\n', end - p);
+            const uint8_t *nl2 = nl1 ? (const uint8_t *)memchr(nl1 + 1, '\n', end - nl1 - 1) : NULL;
+            if (!nl2)
+                return;
+            v.kind = THPickleValue::GLOBAL;
+            v.text = std::string((const char *)p, nl1 - p) + "." +
+                     std::string((const char *)nl1 + 1, nl2 - nl1 - 1);
+            push(v);
+            p = nl2 + 1;
+            break;
+        }
+        case 'K': case 'M': case 'J': case 0x8a: {    // BININT1, BININT2, BININT, LONG1
+            uint64_t len = op == 'K' ? 1 : op == 'M' ? 2 : op == 'J' ? 4 : (left ? p[0] : 0);
+            const uint8_t *digits = p + (op == 0x8a);
+            if (left < len + (op == 0x8a))
+                return;
+            v.kind = THPickleValue::INT;
+            for (uint64_t i = 0; i < len && i < 8; i++)
+                v.number |= (uint64_t)digits[i] << (8 * i);
+            if ((op == 'J' && (v.number & 0x80000000u)) ||
+                (op == 0x8a && len && (digits[len - 1] & 0x80)))
+                v.kind = THPickleValue::OTHER;       // negative: no element count
+            push(v);
+            p += len + (op == 0x8a);
+            break;
+        }
+        case 'q': case 'r':                           // BINPUT, LONG_BINPUT
+            if (left < (op == 'q' ? 1u : 4u))
+                return;
+            put(op == 'q' ? p[0] : AV_RL32(p));
+            p += op == 'q' ? 1 : 4;
+            break;
+        case 0x94:                                    // MEMOIZE
+            put(memo.size());
+            break;
+        case 'h': case 'j': {                         // BINGET, LONG_BINGET
+            if (left < (op == 'h' ? 1u : 4u))
+                return;
+            auto it = memo.find(op == 'h' ? p[0] : AV_RL32(p));
+            push(it == memo.end() ? THPickleValue() : it->second);
+            p += op == 'h' ? 1 : 4;
+            break;
+        }
+        case 't': {                                   // TUPLE: the items since the mark
+            std::vector<THPickleValue> items = pop_mark();
+            if (items.size() == 5 && items[0].kind == THPickleValue::STRING &&
+                items[0].text == "storage" && items[1].kind == THPickleValue::GLOBAL &&
+                items[2].kind == THPickleValue::STRING) {
+                v.kind = THPickleValue::STORAGE_ID;
+                v.items = std::move(items);
+            }
+            push(v);
+            break;
+        }
+        case 'Q': {                                   // BINPERSID
+            THPickleValue id = frames.back().empty() ? THPickleValue() : frames.back().back();
+            pop(1);
+            if (id.kind == THPickleValue::STORAGE_ID) {
+                const THPickleValue &count = id.items[4];
+                storages.push_back({ id.items[2].text,
+                                     count.kind == THPickleValue::INT ? count.number : UINT64_MAX,
+                                     storage_element_size(id.items[1].text) });
+            }
+            push(THPickleValue());
+            break;
+        }
+        case '0': pop(1); break;                      // POP
+        case '1': case 'l': case 'd': case 'o': case 'e': case 'u': // POP_MARK, LIST, DICT, OBJ, APPENDS, SETITEMS
+            pop_mark();
+            if (op == 'l' || op == 'd' || op == 'o')
+                push(v);
+            break;
+        case 'a': case 'b': pop(1); break;            // APPEND, BUILD
+        case 's': pop(2); break;                      // SETITEM
+        case 'R': case 0x81: case 0x93: pop(2); push(v); break; // REDUCE, NEWOBJ, STACK_GLOBAL
+        case 0x85: case 0x86: case 0x87: pop(op - 0x84); push(v); break; // TUPLE1..3
+        case 0x90: pop_mark(); break;                 // ADDITEMS
+        case 0x91: pop_mark(); push(v); break;        // FROZENSET
+        case 0x92: pop(3); push(v); break;            // NEWOBJ_EX
+        default: {
+            // anything else (the pickle is bounded: pickle_bounded()): its
+            // argument skipped, an opaque value for those that push one
+            uint64_t len = 0;
+            switch (op) {
+            case 0x80: case 0x82: len = 1; break;
+            case 0x83: len = 2; break;
+            case 0x84: len = 4; break;
+            case 'G': case 0x95: len = 8; break;
+            case 'U': case 'C': len = left ? 1 + (uint64_t)p[0] : 1; break;
+            case 'T': case 'B': case 0x8b: len = left >= 4 ? 4 + (uint64_t)AV_RL32(p) : 4; break;
+            case 0x8d: case 0x8e: case 0x96: len = left >= 8 ? 8 + AV_RL64(p) : 8; break;
+            case 'I': case 'L': case 'F': case 'S': case 'V': case 'P': case 'g': case 'p': case 'i': {
+                for (int lines = op == 'i' ? 2 : 1; lines--; ) {
+                    const uint8_t *nl = (const uint8_t *)memchr(p, '\n', end - p);
+                    if (!nl)
+                        return;
+                    p = nl + 1;
+                    left = end - p;
+                }
+                len = 0;
+                break;
+            }
+            default: break;
+            }
+            if (len > left)
+                return;
+            p += len;
+            // PROTO, FRAME, PUT and READONLY_BUFFER push nothing
+            if (op != 0x80 && op != 0x95 && op != 'p' && op != 0x98)
+                push(v);
+            break;
+        }
+        }
+    }
+}
+
 /** How deep TorchScript code nests brackets (outside strings and comments). */
 static int code_depth(const uint8_t *p, size_t n)
 {
@@ -527,6 +728,7 @@ static void check_contents(const char *filename, const std::vector<THArchiveMemb
     const AVCRC *table = av_crc_get_table(AV_CRC_32_IEEE_LE);
     int libraries = 0;
     bool package = false;
+    std::vector<THStorageRef> storages;
 
     try {
         reader.reset(new caffe2::serialize::PyTorchStreamReader(filename));
@@ -570,6 +772,8 @@ static void check_contents(const char *filename, const std::vector<THArchiveMemb
         }
         if (pickle && !pickle_bounded(data.data(), data.size()))
             err = "\"" + m.name + "\" is no pickle, or one that reads past its end";
+        else if (pickle && (record == "data.pkl" || record == "constants.pkl"))
+            pickle_storages(data.data(), data.size(), storages);
         else if (code && code_depth(data.data(), data.size()) > TH_ARCHIVE_MAX_CODE_DEPTH)
             err = "\"" + m.name + "\" nests brackets more than " +
                   std::to_string(TH_ARCHIVE_MAX_CODE_DEPTH) + " deep";
@@ -580,6 +784,27 @@ static void check_contents(const char *filename, const std::vector<THArchiveMemb
     }
     // without one, AOTInductor would compile the package's C++ with the
     // compiler command the package names (system())
+    // what LibTorch does not check: a storage of more elements than its
+    // record holds would be read (and written) past the record
+    for (const THStorageRef &ref : storages) {
+        const std::string name = prefix + "data/" + ref.key;
+        auto m = std::find_if(members.begin(), members.end(),
+                              [&](const THArchiveMember &a) { return a.name == name; });
+        uint64_t element = ref.element_size ? ref.element_size : 1;
+        if (!ref.elements)
+            continue; // LibTorch reads no record for an empty storage
+        if (m == members.end()) {
+            err = "its tensor storage \"" + ref.key + "\" has no record";
+            return;
+        }
+        if (ref.elements > m->usize / element) {
+            err = "its tensor storage \"" + ref.key + "\" claims " +
+                  (ref.elements == UINT64_MAX ? std::string("a size that is no count") :
+                   std::to_string(ref.elements) + " elements of " + std::to_string(element) +
+                   " bytes") + " from a record of " + std::to_string(m->usize) + " bytes";
+            return;
+        }
+    }
     if (package && libraries != 1)
         err = "it is a .pt2 package with " + std::to_string(libraries) +
               " compiled libraries (.so) for its model, not one";

@@ -54,11 +54,13 @@ class THPackage;
 int th_model_check_sha256(DnnContext *ctx) noexcept;
 
 /**
- * Check that every tensor a TorchScript module holds (parameters, buffers,
- * tensor attributes, recursively) lies inside its storage: the unpickler
- * takes any storage offset and strides from the file, and the model would
- * then read and write out of bounds.  0, or AVERROR_INVALIDDATA naming the
- * tensor (logged).  Never throws.
+ * Check that the tensors a TorchScript module holds as attributes
+ * (parameters, buffers, tensor attributes, recursively; not tensors inside
+ * lists, dicts or objects, nor the constants of its code) lie inside their
+ * storages: the unpickler takes any storage offset and strides from the
+ * file, and the model would then read and write out of bounds.  (That each
+ * storage fits its record is checked before loading, by th_package_open().)
+ * 0, or AVERROR_INVALIDDATA naming the tensor (logged).  Never throws.
  */
 int th_module_check_tensors(const torch::jit::Module &module, DnnContext *ctx) noexcept;
 
@@ -68,8 +70,9 @@ int th_module_check_tensors(const torch::jit::Module &module, DnnContext *ctx) n
  * one: a file named *.pt2, or model_format=pt2 (which it must then be);
  * another package is an error.  *package stays NULL for a TorchScript
  * file.  Either format's zip archive is checked first, before LibTorch
- * reads it (member count, sizes, names, CRC-32, pickles, code nesting,
- * metadata): a malformed one is AVERROR_INVALIDDATA.  Never throws: 0 or an
+ * reads it (member count, sizes, names, CRC-32, pickles, the storages the
+ * pickles name against their records, code nesting, metadata): a malformed
+ * one is AVERROR_INVALIDDATA.  Never throws: 0 or an
  * AVERROR, logged.
  */
 int th_package_open(THPackage **package, DnnContext *ctx) noexcept;

@@ -319,19 +319,24 @@ int ff_dnn_cuda_tensor_to_frame(DNNCudaFrames *cf, const DNNColorTensor *t,
 
     if (ret < 0)
         return ret;
+    ff_dnn_color_planes(out, &cf->layout, &params.frame);
+    if (params.frame.phase_x || params.frame.phase_y) {
+        // the kernel writes whole chroma blocks: the output's crop starts on one
+        av_log(log_ctx, AV_LOG_ERROR, "The output frame's crop (%zu,%zu) does not start "
+               "on a chroma sample\n", out->crop_left, out->crop_top);
+        return AVERROR_BUG;
+    }
     if (out->crop_left || out->crop_top || out->crop_right || out->crop_bottom) {
         // the rest of a pooled frame holds an earlier picture: black instead
-        ff_dnn_color_whole_planes(out, &cf->layout, &params.frame);
-        ret = launch(cf, cf->fill_black, &params,
-                     dnn_color_chroma_width(&cf->layout, &params.frame),
-                     dnn_color_chroma_height(&cf->layout, &params.frame), log_ctx);
+        DNNColorConvert whole = params;
+        ff_dnn_color_whole_planes(out, &cf->layout, &whole.frame);
+        ret = launch(cf, cf->fill_black, &whole,
+                     dnn_color_chroma_width(&cf->layout, &whole.frame),
+                     dnn_color_chroma_height(&cf->layout, &whole.frame), log_ctx);
         if (ret < 0)
             return ret;
     }
-    ff_dnn_color_planes(out, &cf->layout, &params.frame);
     ff_dnn_color_planes(in, &cf->layout, &params.source);
-    if (params.frame.phase_x || params.frame.phase_y)
-        return AVERROR_BUG; // the kernel writes whole chroma blocks
     // a thread per chroma sample
     return launch(cf, cf->tensor_to_frame, &params,
                   dnn_color_chroma_size(params.frame.width,  cf->layout.log2_chroma_w),

@@ -557,6 +557,9 @@ def pickle_edits(z, torchscript_base):
             pkl.replace(b"(K\x08K\x03K\x03K\x03t", b"(M\x00\x04K\x03K\x03K\x03t", 1))
         put("a weight of (2^31-1)x3x3x3 on a storage of 8x3x3x3",
             pkl.replace(b"(K\x08K\x03K\x03K\x03t", b"(J\xff\xff\xff\x7fK\x03K\x03K\x03t", 1))
+        put("a weight of 1024x3x3x3 on a storage of 2^31-1 floats in a record of 216",
+            pkl.replace(b"cpuq\nK\xd8t", b"cpuq\nJ\xff\xff\xff\x7ft", 1)
+               .replace(b"(K\x08K\x03K\x03K\x03t", b"(M\x00\x04K\x03K\x03K\x03t", 1))
         # the unpickler takes any offset and strides: the backend checks that
         # every tensor of the module lies inside its storage
         put("a weight whose storage offset is past its storage",

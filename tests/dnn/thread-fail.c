@@ -1,9 +1,12 @@
 /*
+ * Copyright (c) 2026 the FFmpeg DNN CUDA fork developers
+ *
  * Preloaded by a test (tests/fate/dnn-torch.mak): the threads that the
- * filter graph's thread starts for FFmpeg's own code (with -filter_threads 1
- * only the async inferences of the DNN filters) cannot be created, as when
- * a process runs out of threads.  Threads of LibTorch (whose start routines
- * are in its libraries) and of the other ffmpeg threads start as usual.
+ * filter graph's thread starts for libavfilter's code (with -filter_threads
+ * 1 only the async inferences of the DNN filters) cannot be created, as
+ * when a process runs out of threads.  Threads of LibTorch (whose start
+ * routines are in its libraries) and the other ffmpeg threads start as
+ * usual.
  *
  * This file is part of FFmpeg.
  *
@@ -31,15 +34,21 @@
 
 typedef int (*CreateFunc)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
 
-/** Whether func is code of the program itself (not of a shared library). */
-static int in_program(void *func)
+/**
+ * Whether func is libavfilter's code: in libavfilter.so (a shared build:
+ * where avfilter_version() is), else in the program itself (a static build,
+ * whose symbols are not exported: the object of its program headers).
+ */
+static int in_libavfilter(void *func)
 {
-    Dl_info program, code;
+    void *avfilter = dlsym(RTLD_DEFAULT, "avfilter_version");
+    Dl_info lib, code;
 
-    // the program headers lie in the program's first mapping
-    if (!dladdr((void *)getauxval(AT_PHDR), &program) || !dladdr(func, &code))
+    if (!avfilter)
+        avfilter = (void *)getauxval(AT_PHDR);
+    if (!dladdr(avfilter, &lib) || !dladdr(func, &code))
         return 0;
-    return program.dli_fbase == code.dli_fbase;
+    return lib.dli_fbase == code.dli_fbase;
 }
 
 int pthread_create(pthread_t *thread, const pthread_attr_t *attr,
@@ -50,7 +59,7 @@ int pthread_create(pthread_t *thread, const pthread_attr_t *attr,
 
     // fftools names a simple video graph's thread "vf" + the output's name
     pthread_getname_np(pthread_self(), name, sizeof(name));
-    if (!strncmp(name, "vf", 2) && in_program((void *)start))
+    if (!strncmp(name, "vf", 2) && in_libavfilter((void *)start))
         return EAGAIN;
     return create(thread, attr, start, arg);
 }

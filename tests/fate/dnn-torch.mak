@@ -140,7 +140,7 @@ fate-dnn-torch-color-cpu: CMD = $(DNN_TORCH_CHECK) color $(TORCH_PYTHON) \
 # tests/dnn/thread-fail.c, preloaded, makes the filter graph thread's
 # pthread_create fail) is given back: the run ends with the error instead of
 # waiting at the end, forever, for the request that was lost.
-DNN_TORCH_THREAD_FAIL = $(DNN_TORCH_DATA)/thread-fail.so
+DNN_TORCH_THREAD_FAIL = $(DNN_TORCH_DATA)/thread-fail$(SLIBSUF)
 $(DNN_TORCH_THREAD_FAIL): $(SRC_PATH)/tests/dnn/thread-fail.c | $(DNN_TORCH_STAMP)
 	$(CC) -shared -fPIC -o $@ $< -ldl
 FATE_DNN_TORCH += fate-dnn-torch-error-no-thread
