@@ -295,18 +295,14 @@ def truncations(z, rng, n_local, n_data, n_cd):
 
 def header_flips(z, rng, n_local, n_central):
     out = []
-    for _ in range(n_local):
-        m = rng.choice(z.members)
-        pos = m.lho + rng.randrange(0, m.local_len)
-        bit = rng.randrange(8)
-        out.append(("flip-header", "local header of %s, byte %d bit %d" % (role_of(m), pos, bit),
-                    flip(z.buf, pos, bit)))
-    for _ in range(n_central):
-        m = rng.choice(z.members)
-        pos = m.cd_off + rng.randrange(0, m.cd_len)
-        bit = rng.randrange(8)
-        out.append(("flip-header", "central header of %s, byte %d bit %d" % (role_of(m), pos, bit),
-                    flip(z.buf, pos, bit)))
+    for header, count in (("local", n_local), ("central", n_central)):
+        for _ in range(count):
+            m = rng.choice(z.members)
+            start, length = (m.lho, m.local_len) if header == "local" else (m.cd_off, m.cd_len)
+            pos = start + rng.randrange(0, length)
+            bit = rng.randrange(8)
+            out.append(("flip-header", "%s header of %s, byte %d bit %d" % (header, role_of(m), pos, bit),
+                        flip(z.buf, pos, bit)))
     for where, start, end in (("zip64 end record", z.z64eocd, z.z64loc),
                               ("end record", z.eocd, len(z.buf))):
         pos = rng.randrange(start, end)
