@@ -32,7 +32,7 @@ OURFILES := $(shell scripts/our-files.sh)
 PREPARED := $(SRCDIR)/.git/fork-prepared
 LINKED   := $(SRCDIR)/.git/fork-linked
 FFCONFIG := $(BUILDDIR)/ffbuild/config.mak
-FATE_ENV  = TORCH_PYTHON=$(TORCH_PYTHON)
+FATE_ENV  = TORCH_PYTHON=$(TORCH_PYTHON) DNN_TORCH_SPANDREL=$(SPANDREL)
 # Without a RUNPATH (./configure --disable-libtorch-rpath) the programs in the
 # build tree find LibTorch through the library path.
 ifeq ($(LIBTORCH_RPATH),no)
@@ -56,7 +56,14 @@ $(LINKED): $(PREPARED) $(OURFILES)
 	@scripts/prepare-tree.sh $(TARBALL) $(SRCDIR)
 	@touch $@
 
-$(FFCONFIG): $(PREPARED) config.mk $(SRCDIR)/configure
+# FFmpeg is configured again when its own flags change, not for every edit
+# of config.mk (what our tests use, such as SPANDREL, is not FFmpeg's)
+FFFLAGS := $(BUILDDIR)/ffmpeg-flags
+$(FFFLAGS): config.mk
+	@mkdir -p $(@D) && printf '%s\n' "$(FFMPEG_PKG_CONFIG_PATH)" "$(FFMPEG_FLAGS)" >$@.new
+	@if cmp -s $@.new $@; then rm -f $@.new; else mv -f $@.new $@; fi
+
+$(FFCONFIG): $(PREPARED) $(FFFLAGS) $(SRCDIR)/configure
 	cd $(BUILDDIR) && PKG_CONFIG_PATH=$(FFMPEG_PKG_CONFIG_PATH)$${PKG_CONFIG_PATH:+:$$PKG_CONFIG_PATH} \
 		$(SRCDIR)/configure $(FFMPEG_FLAGS)
 	@if [ "$(LIBTORCH_CUDA)" = yes ] && ! grep -q '^CONFIG_LIBTORCH_CUDA=yes' $@; then \
