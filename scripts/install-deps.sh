@@ -24,6 +24,9 @@
 #                          (not on PyPI; about 200 MB to download): models on
 #                          the CPU only
 #   --gpl                  also x264 and x265 (for ./configure --enable-gpl)
+#   --spandrel             also spandrel $SPANDREL_VERSION (and torchvision), with which
+#                          tools/dnn-torch-export.py exports community weights
+#                          (.pth, .safetensors) without their Python class
 #   --nvcodec-source=PATH  nv-codec-headers-$NVCODEC_VERSION.tar.gz or Debian's
 #                          libffmpeg-nvenc-dev deb of it [$NVCODEC_SOURCE]
 #   --ffmpeg-tarball=PATH  ffmpeg-$FFMPEG_VERSION.tar.xz [$FFMPEG_TARBALL]
@@ -46,6 +49,7 @@ nvcodec_source=${NVCODEC_SOURCE:-${NVCODEC_DEB:-}}
 ffmpeg_tarball=${FFMPEG_TARBALL:-}
 torch_flavour=cuda
 gpl=no
+spandrel=no
 steps=
 for arg do
     case $arg in
@@ -55,6 +59,7 @@ for arg do
     --torch=cuda|--torch=cpu) torch_flavour=${arg#*=} ;;
     --torch=*)          die "unknown $arg (--torch=cuda or --torch=cpu)" ;;
     --gpl)              gpl=yes ;;
+    --spandrel)         spandrel=yes ;;
     -h|--help)          sed -n '2,/^set -eu/p' "$0" | sed -e '$d' -e 's/^# \{0,1\}//'; exit 0 ;;
     -*)                 die "unknown option $arg (see --help)" ;;
     *)                  steps="$steps $arg" ;;
@@ -148,6 +153,22 @@ print('cuda' if torch.version.cuda else 'cpu') if torch.__version__.split('+')[0
     fi
 }
 
+# spandrel and the torchvision made for this torch (pinned in UPSTREAM), with
+# which tools/dnn-torch-export.py recognises community weights.
+spandrel_extra() {
+    if "$deps/venv/bin/python3" -c "import sys, spandrel, torchvision
+sys.exit(spandrel.__version__ != '$SPANDREL_VERSION' or
+         torchvision.__version__.split('+')[0] != '$TORCHVISION_VERSION')" 2>/dev/null; then
+        note "spandrel $SPANDREL_VERSION: installed earlier"
+        return 0
+    fi
+    say "installing spandrel==$SPANDREL_VERSION and torchvision==$TORCHVISION_VERSION in $deps/venv from PyPI"
+    "$deps/venv/bin/pip" install -q --disable-pip-version-check \
+        "spandrel==$SPANDREL_VERSION" "torchvision==$TORCHVISION_VERSION" ||
+        die "pip could not install spandrel==$SPANDREL_VERSION and torchvision==$TORCHVISION_VERSION from PyPI"
+    note "spandrel $SPANDREL_VERSION: from PyPI (pip)"
+}
+
 # The CUDA headers that LibTorch's CUDA headers include, where there is no
 # toolkit: torch's NVIDIA packages bring the runtime's (cuda_runtime_api.h),
 # not the crt/ and CCCL (nv/target) ones those include; NVIDIA's
@@ -222,7 +243,7 @@ for step in $steps; do
     case $step in
     system)  system_packages ;;
     libs)    library_packages ;;
-    torch)   torch_venv ;;
+    torch)   torch_venv; [ $spandrel = no ] || spandrel_extra ;;
     nvcodec) nvcodec_headers ;;
     ffmpeg)  ffmpeg_tarball ;;
     *)       die "unknown step '$step' (system, libs, torch, nvcodec, ffmpeg)" ;;

@@ -2,12 +2,16 @@
 """Export a PyTorch module for FFmpeg's dnn_processing (LibTorch backend).
 
     dnn-torch-export.py MODULE OUTPUT [options]
+    dnn-torch-export.py WEIGHTS OUTPUT [options]
 
 MODULE is path/to/file.py:Class or package.module:Class, constructed without
 arguments (--args gives them as JSON); --checkpoint loads a state_dict into
-it.  OUTPUT is a .pt2 package (torch.export + AOTInductor: compiled ahead of
-time, the faster and current format) or, with --format torchscript, a
-TorchScript file.
+it.  WEIGHTS is a community model's .pth, .pt, .ckpt or .safetensors file:
+its architecture (Real-ESRGAN's RRDBNet and Compact, SwinIR, HAT, DAT, SPAN,
+OmniSR, RealPLKSR...), scale, channels and size requirements are recognised
+by spandrel (scripts/install-deps.sh --spandrel).  OUTPUT is a .pt2 package
+(torch.export + AOTInductor: compiled ahead of time, the faster and current
+format) or, with --format torchscript, a TorchScript file.
 
 A .pt2 package's compiled code does not check its input, so the package
 records what it takes (metadata keys ffmpeg_dnn_*: dtype, memory format,
@@ -78,7 +82,83 @@ def parse_size(text, what):
     return w, h
 
 
+WEIGHT_SUFFIXES = (".pth", ".pt", ".ckpt", ".safetensors")
+SPANDREL_HINT = ("scripts/install-deps.sh --spandrel, or pip install spandrel==0.4.2 "
+                 "torchvision==0.26.0 for torch 2.11")
+
+
+def is_weights(spec):
+    return spec.lower().endswith(WEIGHT_SUFFIXES) and os.path.isfile(spec)
+
+
+def freeze_reparameterized(module):
+    """Convolutions that fold their training branches into one kernel on
+    every call in eval mode (SPAN's Conv3XC, and the like: update_params()
+    then eval_conv): folded once here, so that export sees weights, not
+    tensors made in forward."""
+    for m in module.modules():
+        if callable(getattr(m, "update_params", None)) and isinstance(
+                getattr(m, "eval_conv", None), torch.nn.Module):
+            with torch.no_grad():
+                m.update_params()
+            m.update_params = lambda: None
+    return module
+
+
+class PadToMultiple(torch.nn.Module):
+    """An architecture that takes sizes that are multiples of a number: the
+    input padded to one (its edges replicated), the output cropped back."""
+
+    def __init__(self, model, multiple, scale):
+        super().__init__()
+        self.model, self.multiple, self.scale = model, multiple, scale
+
+    def forward(self, x):
+        h, w = x.shape[2], x.shape[3]
+        pad_h = (self.multiple - h % self.multiple) % self.multiple
+        pad_w = (self.multiple - w % self.multiple) % self.multiple
+        y = self.model(torch.nn.functional.pad(x, (0, pad_w, 0, pad_h), mode="replicate"))
+        return y[:, :, :h * self.scale, :w * self.scale]
+
+
+def load_weights(path, args):
+    """A community model's weights: the module spandrel makes of them, and
+    what it says of the architecture."""
+    try:
+        import spandrel
+    except ImportError:
+        fail("%s holds weights only: recognising their architecture needs spandrel (%s)" %
+             (path, SPANDREL_HINT))
+    try:
+        desc = spandrel.ModelLoader().load_from_file(path)
+    except spandrel.UnsupportedModelError:
+        fail("spandrel recognises no architecture in %s" % path)
+    except Exception as e:
+        fail("spandrel could not load %s: %s" % (path, (str(e).strip().splitlines() or ["?"])[0]))
+    name = desc.architecture.name
+    if not isinstance(desc, spandrel.ImageModelDescriptor):
+        fail("%s is a %s model for %s: dnn_processing takes image-to-image models" %
+             (path, name, desc.purpose))
+    if desc.input_channels != desc.output_channels:
+        fail("%s (%s) takes %d channels and returns %d: dnn_processing needs as many out "
+             "as in" % (path, name, desc.input_channels, desc.output_channels))
+    if args.precision == "fp16" and not desc.supports_half or \
+       args.precision == "bf16" and not desc.supports_bfloat16:
+        fail("%s does not run in %s (spandrel says so): use fp32" % (name, args.precision))
+    req = desc.size_requirements
+    if req.square:
+        fail("%s needs square input, which dnn_processing does not give" % name)
+    module = freeze_reparameterized(desc.model.eval())
+    if req.multiple_of > 1:
+        module = PadToMultiple(module, req.multiple_of, desc.scale)
+    return module, {"name": name, "scale": desc.scale, "channels": desc.input_channels,
+                    "minimum": max(req.minimum, 2), "multiple_of": req.multiple_of}
+
+
 def build_module(args):
+    if is_weights(args.module):
+        module, args.architecture = load_weights(args.module, args)
+        return module
     cls = load_class(args.module)
     module = cls(*json.loads(args.args))
     if args.checkpoint:
@@ -93,6 +173,8 @@ def size_ranges(args):
         w, h = parse_size(args.static, "--static")
         return {"height": (h, h), "width": (w, w)}, (h, w)
     min_side = args.min_size
+    if args.architecture:
+        min_side = max(min_side, args.architecture["minimum"])
     max_w, max_h = parse_size(args.max_size, "--max-size")
     if min_side < 2 or min_side > min(max_w, max_h):
         fail("--min-size must be 2 to the smaller side of --max-size")
@@ -150,18 +232,45 @@ def export_pt2(module, x, sizes, args, memory_format):
         "ffmpeg_dnn_height": range_text(sizes["height"]),
         "ffmpeg_dnn_width": range_text(sizes["width"]),
     }
+    if args.architecture:
+        # what spandrel recognised, for people (the backend reads none of it)
+        metadata["ffmpeg_dnn_architecture"] = args.architecture["name"]
+        metadata["ffmpeg_dnn_scale"] = str(args.architecture["scale"])
     if args.device == "cuda":
         # its kernels are compiled for this GPU's architecture only
         metadata["ffmpeg_dnn_cuda_capability"] = "%d.%d" % torch.cuda.get_device_capability()
     else:
         metadata["ffmpeg_dnn_cpu_features"] = cpu_features()
+    if dynamic and args.architecture:
+        # community architectures pad to their windows inside: torch.export
+        # derives the sizes' constraints itself (below: never one size only)
+        dynamic = ({2: torch.export.Dim.AUTO, 3: torch.export.Dim.AUTO},)
     try:
         program = torch.export.export(module, (x,), dynamic_shapes=dynamic)
     except Exception as e:  # torch.export's own errors say what to change
-        fail("torch.export failed: %s" % str(e).strip().splitlines()[0])
-    torch._inductor.aoti_compile_and_package(
-        program, package_path=args.output,
-        inductor_configs={"aot_inductor.metadata": metadata})
+        what = "torch.export failed"
+        if args.architecture:
+            what = "%s cannot be exported to .pt2: torch.export failed" % args.architecture["name"]
+        fail("%s: %s" % (what, str(e).strip().splitlines()[0]))
+    if dynamic and args.architecture and not all(
+            isinstance(d, torch.SymInt) for d in
+            [n for n in program.graph.nodes if n.op == "placeholder"][-1].meta["val"].shape[2:]):
+        fail("%s cannot be exported for any size: torch.export made it for %dx%d only "
+             "(--static WxH exports it for one size)" % (args.architecture["name"], x.shape[3],
+                                                        x.shape[2]))
+    configs = {"aot_inductor.metadata": metadata}
+    if args.no_simd:
+        configs["cpp.simdlen"] = 1
+    try:
+        torch._inductor.aoti_compile_and_package(program, package_path=args.output,
+                                                 inductor_configs=configs)
+    except Exception as e:  # a lowering or C++ compile error of this torch
+        who = args.architecture["name"] if args.architecture else "the module"
+        lines = [l for l in str(e).splitlines() if "error" in l.lower()] or \
+            str(e).strip().splitlines() or ["?"]
+        fail("%s cannot be compiled by AOTInductor: %s%s" % (
+            who, lines[0].strip(), "" if args.device == "cuda" or args.no_simd else
+            " (--no-simd compiles CPU code without vector instructions)"))
     return metadata
 
 
@@ -225,15 +334,17 @@ def check(args, module, x):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("module", help="file.py:Class or module:Class")
+    parser.add_argument("module", help="file.py:Class, module:Class, or a community model's "
+                        "weights (.pth, .pt, .ckpt, .safetensors; architecture by spandrel)")
     parser.add_argument("output", help="the .pt2 package (or TorchScript file) to write")
     parser.add_argument("--args", default="[]", help="the class's arguments, as a JSON list")
     parser.add_argument("--checkpoint", help="a state_dict to load into the module")
     parser.add_argument("--format", choices=("pt2", "torchscript"), default="pt2")
     parser.add_argument("--device", choices=("cpu", "cuda"), default="cpu")
     parser.add_argument("--precision", choices=tuple(DTYPES), default="fp32")
-    parser.add_argument("--channels", type=int, default=3,
-                        help="of the input: 3 (RGB) or 1 (luma)")
+    parser.add_argument("--channels", type=int, default=None,
+                        help="of the input: 3 (RGB) or 1 (luma); default: the "
+                        "architecture's, or 3")
     parser.add_argument("--channels-last", choices=("auto", "on", "off"), default="auto",
                         help="memory format of the input (auto: on for fp16/bf16 on CUDA)")
     parser.add_argument("--static", metavar="WxH", help="compile for this size only")
@@ -241,6 +352,10 @@ def main():
                         help="smallest height and width (dynamic sizes)")
     parser.add_argument("--max-size", default="7680x4320", metavar="WxH",
                         help="largest width and height (dynamic sizes)")
+    parser.add_argument("--no-simd", action="store_true",
+                        help="CPU packages: compile without vector instructions (slower "
+                        "code; for modules whose vectorised compile fails or takes very "
+                        "long in this torch, such as SwinIR's shifted windows)")
     parser.add_argument("--no-check", action="store_true",
                         help="skip the check against eager PyTorch")
     parser.add_argument("--tolerance", type=float, default=None,
@@ -251,7 +366,8 @@ def main():
     if args.device == "cuda" and not torch.cuda.is_available():
         fail("--device cuda, but this torch sees no CUDA GPU (CUDA packages are "
              "compiled on one)")
-    if args.channels < 1:
+    args.architecture = None
+    if args.channels is not None and args.channels < 1:
         fail("--channels must be positive")
     dtype = DTYPES[args.precision]
     channels_last = (args.channels_last == "on" or
@@ -260,7 +376,19 @@ def main():
     memory_format = "channels_last" if channels_last else "contiguous"
     torch_format = torch.channels_last if channels_last else torch.contiguous_format
 
-    module = build_module(args).to(args.device, dtype).to(memory_format=torch_format)
+    module = build_module(args)
+    if args.channels is None:
+        args.channels = args.architecture["channels"] if args.architecture else 3
+    elif args.architecture and args.channels != args.architecture["channels"]:
+        fail("--channels %d, but %s takes %d" % (args.channels, args.architecture["name"],
+                                                 args.architecture["channels"]))
+    if args.architecture:
+        print("%s: %s, %dx, %d channels%s" % (args.module, args.architecture["name"],
+                                              args.architecture["scale"], args.channels,
+                                              ", sizes padded to multiples of %d inside" %
+                                              args.architecture["multiple_of"]
+                                              if args.architecture["multiple_of"] > 1 else ""))
+    module = module.to(args.device, dtype).to(memory_format=torch_format)
     sizes, (h, w) = size_ranges(args)
     torch.manual_seed(0)
     x = torch.rand(1, args.channels, h, w, device=args.device).to(dtype).contiguous(
@@ -269,7 +397,13 @@ def main():
     check_output(module, x)
     start = time.monotonic()
     if args.format == "torchscript":
-        torch.jit.script(module).save(args.output)
+        try:
+            scripted = torch.jit.script(module)
+        except Exception as e:
+            who = args.architecture["name"] if args.architecture else "the module"
+            fail("%s cannot be made TorchScript (write a .pt2 package instead): %s" %
+                 (who, (str(e).strip().splitlines() or ["?"])[0]))
+        scripted.save(args.output)
         print("wrote %s (TorchScript)" % args.output)
     else:
         export_pt2(module, x, sizes, args, memory_format)

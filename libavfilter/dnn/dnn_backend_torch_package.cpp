@@ -1121,6 +1121,8 @@ static std::set<std::string> cpu_needs(const THPackage *p)
 
     for (const std::string &isa : words(p->cpu_isa)) {
         auto it = isa_flags.find(isa);
+        if (isa == "INVALID_VEC_ISA")
+            continue; // AOTInductor's name for none: scalar code (cpp.simdlen 1, --no-simd)
         for (const std::string &flag : words(it == isa_flags.end() ? isa : it->second))
             needs.insert(flag);
     }

@@ -10,6 +10,11 @@
 #       between them is at least MIN_DB, or with MIN_DB "exact" whether they
 #       are identical.  With LAYOUT (rgb0, bgra, ...) the frames go through
 #       dnn_processing as CUDA frames of that layout (hwupload/hwdownload).
+#   torch-check.sh community BUILDDIR PYTHON WEIGHTS MODEL SIZE FRAMES MIN_DB
+#       run MODEL, exported from the community weights WEIGHTS, through
+#       dnn_processing, and spandrel's eager model of WEIGHTS through PyTorch
+#       (tests/dnn/community_models.py reference) on the same rgb24 frames;
+#       print whether the PSNR between them is at least MIN_DB
 #   torch-check.sh compare BUILDDIR MIN_DB[/BYTES] ARGS_A -- ARGS_B
 #       run two ffmpeg pipelines that write the same raw format to stdout and
 #       print whether their output is identical (MIN_DB "exact") or close;
@@ -131,6 +136,24 @@ psnr)
     $ff $hw -f rawvideo -pixel_format "$pixfmt" -video_size "$size" -i "$tmp.in" \
         -vf "$filter" -f rawvideo -y "$tmp.out" || exit 1
     "$python" "$src/tests/dnn/gen_torch_models.py" reference "$model" "$tmp.in" "$w" "$h" "$pixfmt" "$tmp.ref" || exit 1
+    echo "frames: $frames"
+    compare_raw "$tmp.ref" "$tmp.out" "$min_db"
+    status=$?
+    rm -f "$tmp.in" "$tmp.out" "$tmp.ref"
+    exit $status
+    ;;
+community)
+    # a community model exported from its weights alone, against spandrel's
+    # eager model of the same weights on the same rgb24 frames
+    build=$1 python=$2 weights=$3 model=$4 size=$5 frames=$6 min_db=$7
+    w=${size%x*} h=${size#*x}
+    tmp=tests/data/fate/dnn-torch-community.$$
+    ff="$build/ffmpeg -nostdin -nostats -hide_banner -v error"
+    $ff -f lavfi -i "testsrc2=s=$size:r=25,format=rgb24" -frames:v "$frames" \
+        -f rawvideo -y "$tmp.in" || exit 1
+    $ff -f rawvideo -pixel_format rgb24 -video_size "$size" -i "$tmp.in" \
+        -vf "dnn_processing=dnn_backend=torch:model=$model" -f rawvideo -y "$tmp.out" || exit 1
+    "$python" "$src/tests/dnn/community_models.py" reference "$weights" "$tmp.in" "$w" "$h" "$tmp.ref" || exit 1
     echo "frames: $frames"
     compare_raw "$tmp.ref" "$tmp.out" "$min_db"
     status=$?

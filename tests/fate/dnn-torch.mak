@@ -335,6 +335,39 @@ fate-dnn-torch-mutation-corpus: CMD = $(TORCH_PYTHON) $(SRC_PATH)/tests/dnn/run_
     $(TARGET_PATH)/ffmpeg $(DNN_TORCH_DIR) $(TARGET_PATH)/tests/data/fate/dnn-torch-mutation-corpus.d \
     --fork-server $(TARGET_PATH)/$(DNN_TORCH_FORK_SERVER)
 
+# Community models (tests/dnn/community_models.py): weights of
+# architectures people download (Real-ESRGAN's Compact, SPAN, SwinIR), made
+# here with random weights, exported by tools/dnn-torch-export.py from the
+# weights alone (spandrel recognises the architecture, its scale and
+# channels), and run through dnn_processing at an odd size (SwinIR pads to
+# its windows inside) against spandrel's own eager model: >= 50 dB.  SwinIR
+# is compiled without vector instructions (--no-simd): torch 2.11's
+# vectorised CPU code of its windows does not compile, or takes an hour.
+# Weights of no known architecture are refused with the reason.  With
+# spandrel only (scripts/install-deps.sh --spandrel; ./configure says
+# whether it is there).
+ifeq ($(DNN_TORCH_SPANDREL),yes)
+DNN_TORCH_COMMUNITY_STAMP = $(DNN_TORCH_DATA)/community.stamp
+$(DNN_TORCH_COMMUNITY_STAMP): $(SRC_PATH)/tests/dnn/community_models.py | $(DNN_TORCH_STAMP)
+	$(M)$(TORCH_PYTHON) $< make $(@D) && touch $@
+# $(1) test name, $(2) weights, $(3) options of the export
+define FATE_DNN_TORCH_COMMUNITY
+$(DNN_TORCH_DATA)/community-$(1).pt2: $(DNN_TORCH_COMMUNITY_STAMP) $(SRC_PATH)/tools/dnn-torch-export.py
+	$(M)unset CC CXX && $(TORCH_PYTHON) $(SRC_PATH)/tools/dnn-torch-export.py \
+	    $(DNN_TORCH_DATA)/$(2) $$@ $(3) >$$@.log 2>&1 || { grep -E '^error:' $$@.log; exit 1; }
+FATE_DNN_TORCH += fate-dnn-torch-community-$(1)
+fate-dnn-torch-community-$(1): $(DNN_TORCH_DATA)/community-$(1).pt2
+fate-dnn-torch-community-$(1): CMD = $$(DNN_TORCH_CHECK) community $(TARGET_PATH) $(TORCH_PYTHON) \
+    $$(DNN_TORCH_DIR)/$(2) $$(DNN_TORCH_DIR)/community-$(1).pt2 62x46 3 50
+endef
+$(eval $(call FATE_DNN_TORCH_COMMUNITY,compact,compact.pth))
+$(eval $(call FATE_DNN_TORCH_COMMUNITY,span,span.safetensors))
+$(eval $(call FATE_DNN_TORCH_COMMUNITY,swinir,swinir.pth,--no-simd))
+FATE_DNN_TORCH += fate-dnn-torch-community-unknown
+fate-dnn-torch-community-unknown: CMD = $(DNN_TORCH_CHECK) export $(TORCH_PYTHON) \
+    $(DNN_TORCH_DATA)/conv.state.pt $(DNN_TORCH_DATA)/unknown.pt2
+endif
+
 $(FATE_DNN_TORCH_PT2): $(DNN_TORCH_PT2_STAMP)
 FATE_DNN_TORCH += $(FATE_DNN_TORCH_PT2)
 
