@@ -39,7 +39,7 @@ ifeq ($(LIBTORCH_RPATH),no)
 RUN_ENV   = LD_LIBRARY_PATH=$(LIBTORCH)/lib$${LD_LIBRARY_PATH:+:$$LD_LIBRARY_PATH}
 endif
 
-.PHONY: all build prepare check check-gpu check-upstream demo bench patches check-patches \
+.PHONY: all build prepare check check-gpu check-upstream demo bench architectures patches check-patches \
 	dist install uninstall check-install lint clean distclean
 
 all: build
@@ -99,6 +99,14 @@ bench: build
 	$(RUN_ENV) TORCH_PYTHON=$(TORCH_PYTHON) tools/dnn-torch-bench.sh $(BUILDDIR) >$(BUILDDIR)/bench.txt
 	@cat $(BUILDDIR)/bench.txt
 	scripts/bench-doc.sh $(BUILDDIR)/bench.txt
+
+# doc/architectures.md: what the export tool makes of every architecture
+# spandrel knows (no GPU needed), with the speeds of a make bench run with
+# BENCH_ARCHITECTURES where BUILDDIR/bench.txt holds them
+architectures:
+	$(TORCH_PYTHON) tools/dnn-torch-architectures.py survey $(BUILDDIR)/architectures.jsonl
+	$(TORCH_PYTHON) tools/dnn-torch-architectures.py doc $(BUILDDIR)/architectures.jsonl \
+		doc/architectures.md $(wildcard $(BUILDDIR)/bench.txt)
 
 # FFmpeg's own install: --prefix, --bindir, --libdir... of ./configure, and
 # DESTDIR from the command line (make install DESTDIR=/tmp/stage).

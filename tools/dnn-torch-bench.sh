@@ -30,6 +30,12 @@
 # (/usr/local/cuda), for the CUDA headers; BENCH_FILTER_OPTS, more
 # dnn_processing options for the CUDA-frame runs (":optimize=1"); BENCH_REPEAT
 # (3), runs per CUDA-frame measurement; BENCH_MODELS, the models measured;
+# BENCH_ARCHITECTURES, community architectures (spandrel's names: Compact
+# SPAN ESRGAN...; none by default) measured as doc/architectures.md gives
+# them: tools/dnn-torch-architectures.py's default configuration, exported
+# to an fp16 .pt2 for this GPU; bare, and through the filter on NVDEC nv12
+# frames of a 1080p MPEG-2 clip (yuv_input=rgb), lines "arch NAME bare FPS
+# nv12 FPS (MIN-MAX)";
 # BENCH_PRECISIONS (fp32 fp16 bf16), the precisions measured; BENCH_FORMATS
 # (torchscript pt2); BENCH_LAYOUTS (rgb0 nv12 p010le), the CUDA frames' layouts
 # (rgb0 first: the others are given as a share of it).  Whether
@@ -142,9 +148,9 @@ package() {
     esac
     echo "compiling $pt2" >&2
     run "exporting $pt2" "$python" "$src/tools/dnn-torch-export.py" \
-        "$src/tests/dnn/gen_torch_models.py:$class" "$pt2.tmp" --checkpoint "models/$1.state.pt" \
+        "$src/tests/dnn/gen_torch_models.py:$class" "$pt2.tmp.pt2" --checkpoint "models/$1.state.pt" \
         --device cuda --precision "$2" --no-check
-    mv "$pt2.tmp" "$pt2"
+    mv "$pt2.tmp.pt2" "$pt2"
 }
 
 # cuda_fps MODEL-FILE PRECISION LAYOUT: sets med and spread (min-max) of
@@ -231,6 +237,47 @@ row() {
     unset fps_nv12 fps_p010le
 }
 
+# arch_row ARCH: a community architecture, bare and from NVDEC (above)
+arch_row() {
+    pt2=models/arch-$1-fp16.pt2
+    if [ ! -f "$pt2" ]; then
+        echo "compiling $pt2" >&2
+        run "weights of $1" "$python" "$src/tools/dnn-torch-architectures.py" weights "$1" \
+            "models/arch-$1.pth"
+        run "exporting $pt2" "$python" "$src/tools/dnn-torch-export.py" "models/arch-$1.pth" \
+            "$pt2.tmp.pt2" --device cuda --precision fp16 --no-check
+        mv "$pt2.tmp.pt2" "$pt2"
+    fi
+    [ -f models/clip1080.m2v ] ||
+        run "making the 1080p clip" "$ffmpeg" -v error -f lavfi -i "testsrc2=s=${w}x$h:r=25:d=10" \
+            -c:v mpeg2video -q:v 2 -y models/clip1080.m2v
+    echo "measuring architecture $1: bare, NVDEC nv12" >&2
+    bare_fps "$pt2" fp16
+    bfps=$fps
+    : >"$tmp/runs"
+    i=0
+    while [ "$i" -lt "$repeat" ]; do
+        ffmpeg_fps -hwaccel cuda -hwaccel_output_format cuda -stream_loop -1 -i models/clip1080.m2v \
+            -vf "dnn_processing=dnn_backend=torch:model=$pt2:precision=fp16:yuv_input=rgb"
+        echo "$fps" >>"$tmp/runs"
+        i=$((i + 1))
+    done
+    med=$(sort -n "$tmp/runs" | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }')
+    spread=$(sort -n "$tmp/runs" | awk 'NR == 1 { lo = $1 } { hi = $1 } END { print lo "-" hi }')
+    echo "arch $1 bare $bfps nv12 $med ($spread) $(ratio "$med" "$bfps")" >>"$tmp/arch"
+    tail -n 1 "$tmp/arch" >&2
+}
+
+: >"$tmp/arch"
+for a in ${BENCH_ARCHITECTURES:-}; do
+    # one that does not export (or not in fp16) is a finding, not the end
+    ( arch_row "$a" ) 2>"$tmp/arch-err" || {
+        why=$(sed -n 's/^  | error: //p' "$tmp/arch-err" | tail -n 1)
+        echo "arch $a failed: ${why:-see the log}" >>"$tmp/arch"
+    }
+    cat "$tmp/arch-err" >&2
+done
+
 for m in $models; do
     case $m in
     identity) precisions=fp32 ;;  # no weights: the precision changes nothing
@@ -260,5 +307,11 @@ for l in $layouts; do
 done
 echo "$header | $(printf "%8s" CPU-frm)"
 cat "$tmp/table"
+if [ -s "$tmp/arch" ]; then
+    echo
+    echo "community architectures (tools/dnn-torch-architectures.py), fp16 .pt2, 1080p input,"
+    echo "bare and through the filter from NVDEC nv12 (median (min-max), % of bare):"
+    cat "$tmp/arch"
+fi
 echo
 cat "$tmp/targets"

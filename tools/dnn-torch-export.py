@@ -54,6 +54,17 @@ def fail(message):
     sys.exit(1)
 
 
+def reason(error):
+    """The first line of an exception's message that says something: torch's
+    messages may start with the graph or source they are about."""
+    for line in str(error).splitlines():
+        text = line.strip()
+        if text and not line[:1].isspace() and not text.startswith(("def ", "class ", "File ")) \
+           and '"f32[' not in text and '"f16[' not in text:
+            return text[:300]
+    return type(error).__name__
+
+
 def load_class(spec):
     where, sep, name = spec.rpartition(":")
     if not sep or not where or not name:
@@ -134,7 +145,7 @@ def load_weights(path, args):
     except spandrel.UnsupportedModelError:
         fail("spandrel recognises no architecture in %s" % path)
     except Exception as e:
-        fail("spandrel could not load %s: %s" % (path, (str(e).strip().splitlines() or ["?"])[0]))
+        fail("spandrel could not load %s: %s" % (path, reason(e)))
     name = desc.architecture.name
     if not isinstance(desc, spandrel.ImageModelDescriptor):
         fail("%s is a %s model for %s: dnn_processing takes image-to-image models" %
@@ -218,11 +229,34 @@ def cpu_features():
     return " ".join(sorted(flag for macro, flag in X86_FEATURES.items() if macro in macros))
 
 
-def export_pt2(module, x, sizes, args, memory_format):
+def export_program(module, x, sizes, args):
+    """torch.export of module on the example x, for the size ranges (a
+    community architecture: the sizes its padding allows)."""
     dynamic = None
     if not args.static:
         dynamic = ({2: torch.export.Dim("height", min=sizes["height"][0], max=sizes["height"][1]),
                     3: torch.export.Dim("width", min=sizes["width"][0], max=sizes["width"][1])},)
+    if dynamic and args.architecture:
+        # community architectures pad to their windows inside: torch.export
+        # derives the sizes' constraints itself (below: never one size only)
+        dynamic = ({2: torch.export.Dim.AUTO, 3: torch.export.Dim.AUTO},)
+    try:
+        program = torch.export.export(module, (x,), dynamic_shapes=dynamic)
+    except Exception as e:  # torch.export's own errors say what to change
+        what = "torch.export failed"
+        if args.architecture:
+            what = "%s cannot be exported to .pt2: torch.export failed" % args.architecture["name"]
+        fail("%s: %s" % (what, reason(e)))
+    if dynamic and args.architecture and not all(
+            isinstance(d, torch.SymInt) for d in
+            [n for n in program.graph.nodes if n.op == "placeholder"][-1].meta["val"].shape[2:]):
+        fail("%s cannot be exported for any size: torch.export made it for %dx%d only "
+             "(--static WxH exports it for one size)" % (args.architecture["name"], x.shape[3],
+                                                        x.shape[2]))
+    return program
+
+
+def export_pt2(module, x, sizes, args, memory_format):
     metadata = {
         "ffmpeg_dnn_version": "1",
         "ffmpeg_dnn_torch": torch.__version__,
@@ -241,23 +275,7 @@ def export_pt2(module, x, sizes, args, memory_format):
         metadata["ffmpeg_dnn_cuda_capability"] = "%d.%d" % torch.cuda.get_device_capability()
     else:
         metadata["ffmpeg_dnn_cpu_features"] = cpu_features()
-    if dynamic and args.architecture:
-        # community architectures pad to their windows inside: torch.export
-        # derives the sizes' constraints itself (below: never one size only)
-        dynamic = ({2: torch.export.Dim.AUTO, 3: torch.export.Dim.AUTO},)
-    try:
-        program = torch.export.export(module, (x,), dynamic_shapes=dynamic)
-    except Exception as e:  # torch.export's own errors say what to change
-        what = "torch.export failed"
-        if args.architecture:
-            what = "%s cannot be exported to .pt2: torch.export failed" % args.architecture["name"]
-        fail("%s: %s" % (what, str(e).strip().splitlines()[0]))
-    if dynamic and args.architecture and not all(
-            isinstance(d, torch.SymInt) for d in
-            [n for n in program.graph.nodes if n.op == "placeholder"][-1].meta["val"].shape[2:]):
-        fail("%s cannot be exported for any size: torch.export made it for %dx%d only "
-             "(--static WxH exports it for one size)" % (args.architecture["name"], x.shape[3],
-                                                        x.shape[2]))
+    program = export_program(module, x, sizes, args)
     configs = {"aot_inductor.metadata": metadata}
     if args.no_simd:
         configs["cpp.simdlen"] = 1
@@ -331,7 +349,7 @@ def check(args, module, x):
     return (written[0] - written[1]).abs().max().item()
 
 
-def main():
+def make_parser():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("module", help="file.py:Class, module:Class, or a community model's "
@@ -361,6 +379,11 @@ def main():
     parser.add_argument("--tolerance", type=float, default=None,
                         help="largest error accepted in the check (default: 1e-4 for fp32, "
                              "1e-2 for fp16/bf16)")
+    return parser
+
+
+def main():
+    parser = make_parser()
     args = parser.parse_args()
 
     if args.device == "cuda" and not torch.cuda.is_available():
@@ -402,7 +425,7 @@ def main():
         except Exception as e:
             who = args.architecture["name"] if args.architecture else "the module"
             fail("%s cannot be made TorchScript (write a .pt2 package instead): %s" %
-                 (who, (str(e).strip().splitlines() or ["?"])[0]))
+                 (who, reason(e)))
         scripted.save(args.output)
         print("wrote %s (TorchScript)" % args.output)
     else:

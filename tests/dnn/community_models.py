@@ -3,6 +3,7 @@
 architectures, as people download them, made here with random weights.
 
     community_models.py make OUTDIR
+    community_models.py demo OUT.pth
     community_models.py reference WEIGHTS IN W H OUT
 
 make writes state dicts of small instances of architectures that spandrel
@@ -10,7 +11,8 @@ recognises (the format people hold: .pth, .safetensors), with nothing that
 says what they are: tools/dnn-torch-export.py must find the architecture,
 its scale and channels from the weights alone.  reference runs spandrel's
 own eager model of WEIGHTS on the rgb24 frames of IN (W x H) and writes
-what dnn_processing would write for them to OUT.
+what dnn_processing would write for them to OUT.  demo writes the weights
+make demo runs (tools/dnn-torch-demo.sh).
 """
 import os
 import sys
@@ -56,6 +58,21 @@ def make(outdir):
             torch.save(state, path)
 
 
+def demo(out):
+    """Weights of Real-ESRGAN's Compact x2 at the size of its video models
+    (64 features, 16 convolutions), as make demo exports and runs them: the
+    last convolution zeroed, so that the untrained network still makes a
+    picture (Compact adds its output to the nearest-upscaled input)."""
+    from spandrel.architectures.Compact import Compact
+    torch.manual_seed(0)
+    module = Compact(num_in_ch=3, num_out_ch=3, num_feat=64, num_conv=16, upscale=2)
+    last = [m for m in module.modules() if isinstance(m, torch.nn.Conv2d)][-1]
+    with torch.no_grad():
+        last.weight.zero_()
+        last.bias.zero_()
+    torch.save(module.state_dict(), out)
+
+
 def reference(weights, inp, w, h, out):
     import spandrel
     model = spandrel.ModelLoader().load_from_file(weights).model.eval()
@@ -72,6 +89,8 @@ def reference(weights, inp, w, h, out):
 if __name__ == "__main__":
     if len(sys.argv) == 3 and sys.argv[1] == "make":
         make(sys.argv[2])
+    elif len(sys.argv) == 3 and sys.argv[1] == "demo":
+        demo(sys.argv[2])
     elif len(sys.argv) == 7 and sys.argv[1] == "reference":
         reference(sys.argv[2], sys.argv[3], int(sys.argv[4]), int(sys.argv[5]), sys.argv[6])
     else:

@@ -1,0 +1,260 @@
+#!/usr/bin/env python3
+"""Which community architectures tools/dnn-torch-export.py exports, and how
+fast the exported ones run: the table of doc/architectures.md.
+
+    dnn-torch-architectures.py survey OUT.jsonl [ARCH...]
+    dnn-torch-architectures.py weights ARCH OUT.pth
+    dnn-torch-architectures.py table SURVEY.jsonl [SPEED.txt]
+    dnn-torch-architectures.py doc SURVEY.jsonl DOC.md [SPEED.txt]
+
+survey builds every architecture spandrel knows (or those named) in its
+default configuration, the one of its paper, with untrained weights (no
+downloads), saves the state dict as a community file would hold it, and
+asks of it what the export tool asks: does spandrel recognise it from the
+weights alone, does torch.export take it for any frame size (.pt2), does
+torch.jit.script take it (TorchScript).  One JSON object a line; each
+architecture in a process of its own, killed after SURVEY_TIMEOUT seconds
+(300).  It runs on the CPU: whether a module exports does not depend on
+the device.
+
+weights writes the state dict survey builds for ARCH (an architecture or
+one of its classes, such as RealPLKSR), for the speed
+measurement of tools/dnn-torch-bench.sh (BENCH_ARCHITECTURES).
+
+table prints the Markdown table from a survey and the "arch" lines of a
+bench run (SPEED.txt): bare and filter fps at 1080p, fp16, per architecture.
+doc puts that table into DOC.md between its "<!-- architectures:begin -->"
+and "<!-- architectures:end -->" lines (make architectures: doc/architectures.md).
+"""
+import contextlib
+import importlib
+import importlib.util
+import io
+import json
+import os
+import pkgutil
+import subprocess
+import sys
+import tempfile
+import time
+import warnings
+
+warnings.filterwarnings("ignore")
+import torch  # noqa: E402
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def export_tool():
+    spec = importlib.util.spec_from_file_location("dnn_torch_export",
+                                                  os.path.join(HERE, "dnn-torch-export.py"))
+    tool = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(tool)
+    return tool
+
+
+def classes():
+    """{architecture: [module classes]} of every architecture spandrel has."""
+    import spandrel.architectures as archs
+    found = {}
+    for info in pkgutil.iter_modules(archs.__path__):
+        if info.name.startswith("_"):
+            continue
+        mod = importlib.import_module("spandrel.architectures." + info.name)
+        found[info.name] = [v for v in vars(mod).values()
+                            if isinstance(v, type) and issubclass(v, torch.nn.Module)]
+    return found
+
+
+def first_line(text):
+    return (str(text).strip().splitlines() or ["?"])[0][:300]
+
+
+def quietly(call):
+    """call()'s result, or the message it failed with (the export tool says
+    why on stderr and exits)."""
+    err = io.StringIO()
+    try:
+        with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
+            return True, call()
+    except SystemExit:
+        return False, first_line(err.getvalue().replace("error: ", "", 1))
+    except Exception as e:  # noqa: BLE001 (any failure is a finding)
+        return False, "%s: %s" % (type(e).__name__, first_line(e))
+
+
+def default_instance(cls):
+    """cls in its default configuration; arguments it has no default for
+    are given as for RGB at 4x (SPAN: num_in_ch, num_out_ch)."""
+    import inspect
+    kwargs = {}
+    for name, param in inspect.signature(cls.__init__).parameters.items():
+        if name == "self" or param.default is not param.empty or \
+           param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD):
+            continue
+        if "ch" in name or name.endswith("_nc") or "channel" in name:
+            kwargs[name] = 3
+        elif "scale" in name:
+            kwargs[name] = 4
+    torch.manual_seed(0)
+    return cls(**kwargs)
+
+
+def survey_one(arch, cls_name, tmpdir):
+    cls = next(c for c in classes()[arch] if c.__name__ == cls_name)
+    rec = {"architecture": arch, "class": cls_name}
+    ok, model = quietly(lambda: default_instance(cls))
+    if not ok:
+        rec["error"] = "no default configuration: " + model
+        return rec
+    rec["parameters"] = sum(p.numel() for p in model.parameters())
+    weights = os.path.join(tmpdir, cls_name + ".pth")
+    torch.save(model.state_dict(), weights)
+    tool = export_tool()
+    args = tool.make_parser().parse_args([weights, os.path.join(tmpdir, "out.pt2")])
+    args.architecture = None
+    ok, loaded = quietly(lambda: tool.load_weights(weights, args))
+    if not ok:
+        rec["recognised"] = loaded.replace(weights, "the weights")
+        return rec
+    module, args.architecture = loaded
+    rec["recognised"] = "yes"
+    rec.update({k: args.architecture[k] for k in ("name", "scale", "channels", "multiple_of")})
+    args.channels = args.architecture["channels"]
+    sizes, (h, w) = tool.size_ranges(args)
+    x = torch.rand(1, args.channels, h, w)
+    start = time.monotonic()
+    ok, out = quietly(lambda: module(x))
+    if not ok:
+        rec["eager"] = out
+        return rec
+    rec["eager_s"] = round(time.monotonic() - start, 2)
+    ok, program = quietly(lambda: tool.export_program(module, x, sizes, args))
+    rec["pt2"] = "yes" if ok else program
+    try:
+        torch.jit.script(module)
+        rec["torchscript"] = "yes"
+    except Exception as e:  # noqa: BLE001 (any failure is a finding)
+        rec["torchscript"] = "%s: %s" % (type(e).__name__, tool.reason(e))
+    return rec
+
+
+def survey(out, names):
+    found = classes()
+    todo = [(a, c.__name__) for a in sorted(found) if not names or a in names
+            for c in found[a]]
+    timeout = int(os.environ.get("SURVEY_TIMEOUT", "300"))
+    with open(out, "w") as f:
+        for arch, cls in todo:
+            start = time.monotonic()
+            try:
+                run = subprocess.run([sys.executable, __file__, "one", arch, cls],
+                                     capture_output=True, text=True, timeout=timeout)
+                lines = [l for l in run.stdout.splitlines() if l.startswith("{")]
+                rec = json.loads(lines[-1]) if lines else {
+                    "architecture": arch, "class": cls,
+                    "error": "the survey died (exit status %d): %s" % (
+                        run.returncode, first_line(run.stderr.strip().splitlines()[-1:] or "?"))}
+            except subprocess.TimeoutExpired:
+                rec = {"architecture": arch, "class": cls,
+                       "error": "not done in %d s (torch.export or scripting)" % timeout}
+            rec["survey_s"] = round(time.monotonic() - start, 1)
+            f.write(json.dumps(rec) + "\n")
+            f.flush()
+            print("%-12s %-16s %s" % (arch, cls, {k: v for k, v in rec.items()
+                                                    if k in ("pt2", "torchscript", "error",
+                                                             "recognised")}), flush=True)
+
+
+def weights(name, out):
+    """name: an architecture (its own class) or one of its classes (RealPLKSR)."""
+    found = classes()
+    every = [c for a in sorted(found) for c in found[a]]
+    cls = next((c for c in found.get(name, []) if c.__name__ == name), None) or \
+        next((c for c in every if c.__name__ == name), None) or \
+        (found[name][0] if found.get(name) else None)
+    if cls is None:
+        sys.exit("error: spandrel has no architecture or class %s" % name)
+    torch.save(default_instance(cls).state_dict(), out)
+
+
+def cell(value):
+    """A table cell: yes, or no and the reason's first sentence."""
+    if value == "yes":
+        return "yes"
+    if value is None:
+        return "-"
+    text = str(value).replace("|", "/").replace("\n", " ")
+    for end in (". ", ": "):
+        if end in text[20:]:
+            text = text[:20 + text[20:].index(end)]
+    return "no: " + (text if len(text) <= 140 else text[:137] + "...")
+
+
+def table(survey_file, speed_file):
+    """The Markdown table, as a list of lines."""
+    lines = []
+    print = lines.append  # noqa: A001 (the table's lines, in order)
+    speeds = {}
+    if speed_file:
+        for line in open(speed_file):
+            # "arch NAME bare FPS nv12 FPS (MIN-MAX)"
+            parts = line.split()
+            if len(parts) >= 6 and parts[0] == "arch" and parts[2] == "bare":
+                speeds[parts[1]] = (parts[3], " ".join(parts[5:]))
+            elif len(parts) >= 3 and parts[0] == "arch" and parts[2] == "failed:":
+                speeds[parts[1]] = ("no: " + " ".join(parts[3:]), "")
+    print("| architecture (class) | parameters | recognised | torch.export (.pt2) | TorchScript | "
+          "H200 fp16 1080p: bare fps | filter, NVDEC nv12 fps |")
+    print("|---|---:|---|---|---|---:|---:|")
+    for line in open(survey_file):
+        r = json.loads(line)
+        name = r["architecture"] if r["class"] == r["architecture"] else \
+            "%s (%s)" % (r["architecture"], r["class"])
+        params = "%.2f M" % (r["parameters"] / 1e6) if "parameters" in r else "-"
+        if "error" in r:
+            print("| %s | %s | %s | | | | |" % (name, params, cell(r["error"])))
+            continue
+        rec = cell(r.get("recognised"))
+        if r.get("recognised") == "yes":
+            rec = "%dx, %d ch%s" % (r["scale"], r["channels"],
+                                    ", pads to %d" % r["multiple_of"] if r["multiple_of"] > 1 else "")
+        if "eager" in r:
+            rec += "; eager run failed: " + r["eager"]
+        bare, filt = speeds.get(r["class"], speeds.get(r["architecture"], ("", "")))
+        print("| %s | %s | %s | %s | %s | %s | %s |" % (
+            name, params, rec, cell(r.get("pt2")), cell(r.get("torchscript")), bare, filt))
+    return lines
+
+
+def doc(survey_file, doc_file, speed_file):
+    """The table into doc_file, between its architectures:begin and
+    architectures:end lines: the documentation's figures come from runs."""
+    text = open(doc_file).read().split("\n")
+    begin, end = "<!-- architectures:begin -->", "<!-- architectures:end -->"
+    if begin not in text or end not in text:
+        sys.exit("error: %s has no %s and %s lines" % (doc_file, begin, end))
+    out = text[:text.index(begin) + 1] + table(survey_file, speed_file) + text[text.index(end):]
+    with open(doc_file, "w") as f:
+        f.write("\n".join(out))
+
+
+def main():
+    argv = sys.argv[1:]
+    if argv[:1] == ["one"] and len(argv) == 3:
+        with tempfile.TemporaryDirectory() as tmpdir:
+            print(json.dumps(survey_one(argv[1], argv[2], tmpdir)))
+    elif argv[:1] == ["survey"] and len(argv) >= 2:
+        survey(argv[1], set(argv[2:]))
+    elif argv[:1] == ["weights"] and len(argv) == 3:
+        weights(argv[1], argv[2])
+    elif argv[:1] == ["table"] and len(argv) in (2, 3):
+        print("\n".join(table(argv[1], argv[2] if len(argv) == 3 else None)))
+    elif argv[:1] == ["doc"] and len(argv) in (3, 4):
+        doc(argv[1], argv[2], argv[3] if len(argv) == 4 else None)
+    else:
+        sys.exit(__doc__)
+
+
+if __name__ == "__main__":
+    main()
