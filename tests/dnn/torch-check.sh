@@ -15,6 +15,13 @@
 #       dnn_processing, and spandrel's eager model of WEIGHTS through PyTorch
 #       (tests/dnn/community_models.py reference) on the same rgb24 frames;
 #       print whether the PSNR between them is at least MIN_DB
+#   torch-check.sh interpolate BUILDDIR PYTHON MODEL SOURCE MODE SCENE MIN_DB [LAYOUT]
+#       run dnn_interpolate (MODE: factor=N or fps=RATE; SCENE: its scene
+#       option) on the rgb24 frames of the lavfi graph SOURCE, and the same
+#       model in eager PyTorch as the filter should run it
+#       (tests/dnn/temporal_models.py reference); print the frame counts,
+#       whether the timestamps are exactly the expected ones, and whether
+#       the PSNR is at least MIN_DB.  LAYOUT: as CUDA frames of that layout
 #   torch-check.sh compare BUILDDIR MIN_DB[/BYTES] ARGS_A -- ARGS_B
 #       run two ffmpeg pipelines that write the same raw format to stdout and
 #       print whether their output is identical (MIN_DB "exact") or close;
@@ -83,7 +90,7 @@ error|warning|log)
     status=$?
     # keep the filter's own lines (the CLI's teardown order varies) and drop
     # what differs between machines: pointers and the build directory
-    printf '%s\n' "$log" | grep -E '^\[(dnn_|Parsed_dnn_processing)' |
+    printf '%s\n' "$log" | grep -E '^\[(dnn_|Parsed_dnn_processing|Parsed_dnn_interpolate)' |
         sed -e 's/ @ 0x[0-9a-f]*\]/]/g' -e "s|$(pwd)/||g"
     echo "exit code: $status"
     ;;
@@ -104,7 +111,7 @@ fails)
     # SIGTERM for a request to finish, which such a run never does (137)
     log=$(timeout -s KILL 120 "$ffmpeg" -nostdin -nostats -hide_banner -v error "$@" 2>&1 >/dev/null)
     status=$?
-    printf '%s\n' "$log" | grep -E '^\[(dnn_|Parsed_dnn_processing)' >&2
+    printf '%s\n' "$log" | grep -E '^\[(dnn_|Parsed_dnn_processing|Parsed_dnn_interpolate)' >&2
     # ffmpeg exits with its error code & 255 (251 for AVERROR_EXTERNAL); the
     # shell gives 128 + N for a process killed by signal N: 132 SIGILL,
     # 134 SIGABRT (an abort, std::terminate), 135 SIGBUS, 136 SIGFPE,
@@ -113,7 +120,7 @@ fails)
     0|132|134|135|136|137|139) echo "exited with an error: no ($status)" ;;
     *)                     echo "exited with an error: yes" ;;
     esac
-    if printf '%s\n' "$log" | grep -E '^\[(dnn_|Parsed_dnn_processing)' | grep -q -- "$pattern"; then
+    if printf '%s\n' "$log" | grep -E '^\[(dnn_|Parsed_dnn_processing|Parsed_dnn_interpolate)' | grep -q -- "$pattern"; then
         echo "the filter logged '$pattern': yes"
     else
         echo "the filter logged '$pattern': no"
@@ -158,6 +165,34 @@ community)
     compare_raw "$tmp.ref" "$tmp.out" "$min_db"
     status=$?
     rm -f "$tmp.in" "$tmp.out" "$tmp.ref"
+    exit $status
+    ;;
+interpolate)
+    # dnn_interpolate on rgb24 frames of SOURCE (a lavfi graph; LAYOUT: as
+    # CUDA frames of that layout) against the same model in eager PyTorch
+    # (tests/dnn/temporal_models.py reference): timestamps exact, PSNR
+    build=$1 python=$2 model=$3 source=$4 mode=$5 scene=$6 min_db=$7 layout=${8:-}
+    tmp=tests/data/fate/dnn-torch-interpolate.$$
+    ff="$build/ffmpeg -nostdin -nostats -hide_banner -v error"
+    filter="dnn_interpolate=model=$model:$mode:scene=$scene"
+    hw=
+    if [ -n "$layout" ]; then
+        hw="-init_hw_device cuda=cu -filter_hw_device cu"
+        filter="format=$layout,hwupload,$filter,hwdownload,format=$layout,format=rgb24"
+    fi
+    # every frame as it comes, whatever its timestamp (no frame rate forced)
+    pass="-fps_mode passthrough"
+    # shellcheck disable=SC2086 # $ff, $hw and $pass are word lists
+    $ff -f lavfi -i "$source,format=rgb24" $pass -f rawvideo -y "$tmp.in" &&
+        $ff -f lavfi -i "$source,format=rgb24" $pass -c:v rawvideo -f framecrc -y "$tmp.in.crc" &&
+        $ff $hw -f lavfi -i "$source,format=rgb24,$filter" $pass -f rawvideo -y "$tmp.out" &&
+        $ff $hw -f lavfi -i "$source,format=rgb24,$filter" $pass -c:v rawvideo -f framecrc \
+            -y "$tmp.out.crc" || exit 1
+    "$python" "$src/tests/dnn/temporal_models.py" reference "$model" "$tmp.in" "$tmp.in.crc" \
+        "$tmp.out.crc" "$mode" "$scene" "$tmp.ref" || exit 1
+    compare_raw "$tmp.ref" "$tmp.out" "$min_db"
+    status=$?
+    rm -f "$tmp.in" "$tmp.out" "$tmp.ref" "$tmp.in.crc" "$tmp.out.crc"
     exit $status
     ;;
 compare)

@@ -4,7 +4,6 @@
 # path: the same references as tests/fate/dnn-torch.mak, bit for bit.
 
 DNN_TORCH_CUDA_DEV = -init_hw_device cuda=cu -filter_hw_device cu
-DNN_TORCH_COMMA := ,
 
 # $(1) test name, $(2) model, $(3) CUDA frames layout, $(4) size, $(5) frames,
 # $(6) layout of the CPU reference (rgb24 or bgr24), $(7) CPU test whose
@@ -43,6 +42,27 @@ $(eval $(call FATE_DNN_TORCH_PSNR,cuda-conv-1080p-bgra,conv,bgr24,1920x1080,3,50
 $(eval $(call FATE_DNN_TORCH_PSNR,cuda-nearest2x-bgr0,nearest2x,bgr24,317x239,3,exact,,bgr0))
 FATE_DNN_TORCH_CUDA += $(filter fate-dnn-torch-cuda-%,$(FATE_DNN_TORCH))
 FATE_DNN_TORCH := $(filter-out fate-dnn-torch-cuda-%,$(FATE_DNN_TORCH))
+
+# dnn_interpolate on CUDA frames: rgb0 against the model in eager PyTorch
+# (timestamps exact, >= 50 dB); nv12 and p010 against the same filter on
+# 8-bit frames in system memory (one meaning of YUV: the same colour math;
+# p010's 10 bits of the same picture are rounded to 8 at the end: 40 dB).
+FATE_DNN_TORCH_CUDA += fate-dnn-torch-cuda-interpolate-rgb0
+fate-dnn-torch-cuda-interpolate-rgb0: $(DNN_TORCH_IFNET)
+fate-dnn-torch-cuda-interpolate-rgb0: CMD = $(DNN_TORCH_CHECK) interpolate $(TARGET_PATH) $(TORCH_PYTHON) \
+    $(DNN_TORCH_DIR)/ifnet.pt "testsrc2=s=63x47:r=24000/1001:d=0.4" fps=60 0 50 rgb0
+# $(1) CUDA layout, $(2) layout of the frames in system memory, $(3) PSNR
+define FATE_DNN_TORCH_CUDA_INTERPOLATE
+FATE_DNN_TORCH_CUDA += fate-dnn-torch-cuda-interpolate-$(1)
+fate-dnn-torch-cuda-interpolate-$(1): $(DNN_TORCH_IFNET)
+fate-dnn-torch-cuda-interpolate-$(1): CMD = $$(DNN_TORCH_CHECK) compare $(TARGET_PATH) $(3) \
+    $$(DNN_TORCH_CUDA_DEV) -f lavfi -i testsrc2=s=64x48:r=25:d=0.4,format=$(2),format=$(1) \
+    -vf hwupload,dnn_interpolate=model=$$(DNN_TORCH_DIR)/ifnet.pt:factor=3,hwdownload,format=$(1),format=$(2) -- \
+    -f lavfi -i testsrc2=s=64x48:r=25:d=0.4,format=$(2) \
+    -vf dnn_interpolate=model=$$(DNN_TORCH_DIR)/ifnet.pt:factor=3
+endef
+$(eval $(call FATE_DNN_TORCH_CUDA_INTERPOLATE,nv12,nv12,45))
+$(eval $(call FATE_DNN_TORCH_CUDA_INTERPOLATE,p010le,yuv420p,40))
 
 # NVDEC: an MPEG-2 clip made by FFmpeg's own encoder, decoded to nv12 CUDA
 # frames.  One meaning for YUV: the same graph on the frames downloaded to

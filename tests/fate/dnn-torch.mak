@@ -371,6 +371,40 @@ endif
 $(FATE_DNN_TORCH_PT2): $(DNN_TORCH_PT2_STAMP)
 FATE_DNN_TORCH += $(FATE_DNN_TORCH_PT2)
 
+# dnn_interpolate (tests/dnn/temporal_models.py): an IFNet-shaped model of
+# two frames and t, against the same model in eager PyTorch on the same
+# frames (>= 50 dB) with every timestamp exact: twice and 4x the rate,
+# 24000/1001 to 60 fps (t from the timestamps), variable frame rate input,
+# a scene cut (two sources one after the other: no output frame mixes
+# them), the last frame at the end; timestamps far from 0 (as after 10^8
+# frames): exact still.
+DNN_TORCH_IFNET = $(DNN_TORCH_DATA)/ifnet.pt
+DNN_TORCH_COMMA := ,
+$(DNN_TORCH_IFNET): $(SRC_PATH)/tests/dnn/temporal_models.py | $(DNN_TORCH_STAMP)
+	$(M)$(TORCH_PYTHON) $< make $(@D)
+# $(1) test name, $(2) lavfi source, $(3) factor=N or fps=RATE, $(4) scene
+define FATE_DNN_TORCH_INTERPOLATE_TEST
+FATE_DNN_TORCH_INTERPOLATE += fate-dnn-torch-interpolate-$(1)
+fate-dnn-torch-interpolate-$(1): CMD = $$(DNN_TORCH_CHECK) interpolate $(TARGET_PATH) $(TORCH_PYTHON) \
+    $$(DNN_TORCH_DIR)/ifnet.pt "$(2)" $(3) $(4) 50
+endef
+$(eval $(call FATE_DNN_TORCH_INTERPOLATE_TEST,x2,testsrc2=s=64x48:r=25:d=0.4,factor=2,0))
+$(eval $(call FATE_DNN_TORCH_INTERPOLATE_TEST,x4-odd,testsrc2=s=63x47:r=25:d=0.2,factor=4,0))
+$(eval $(call FATE_DNN_TORCH_INTERPOLATE_TEST,fps60,testsrc2=s=64x48:r=24000/1001:d=0.5,fps=60,0))
+$(eval $(call FATE_DNN_TORCH_INTERPOLATE_TEST,fps60-late,testsrc2=s=32x24:r=24000/1001:d=0.3$(DNN_TORCH_COMMA)setpts=PTS+100000000,fps=60,0))
+$(eval $(call FATE_DNN_TORCH_INTERPOLATE_TEST,vfr,testsrc2=s=64x48:r=25:d=0.4$(DNN_TORCH_COMMA)setpts=N*N/TB,factor=2,0))
+$(eval $(call FATE_DNN_TORCH_INTERPOLATE_TEST,scene,testsrc2=s=64x48:r=25:d=0.16[a];testsrc=s=64x48:r=25:d=0.16[b];[a][b]concat,factor=3,0.2))
+# errors: a model of one frame, a .pt2 package (TorchScript only for now)
+FATE_DNN_TORCH_INTERPOLATE += fate-dnn-torch-interpolate-error-one-frame-model
+fate-dnn-torch-interpolate-error-one-frame-model: CMD = $(DNN_TORCH_CHECK) error $(TARGET_PATH)/ffmpeg \
+    -f lavfi -i testsrc2=s=64x48:r=25:d=0.2,format=rgb24 -vf dnn_interpolate=model=$(DNN_TORCH_DIR)/conv.pt -f null -
+FATE_DNN_TORCH_INTERPOLATE += fate-dnn-torch-interpolate-error-pt2
+fate-dnn-torch-interpolate-error-pt2: $(DNN_TORCH_PT2_STAMP)
+fate-dnn-torch-interpolate-error-pt2: CMD = $(DNN_TORCH_CHECK) error $(TARGET_PATH)/ffmpeg \
+    -f lavfi -i testsrc2=s=64x48:r=25:d=0.2,format=rgb24 -vf dnn_interpolate=model=$(DNN_TORCH_DIR)/conv.pt2 -f null -
+$(FATE_DNN_TORCH_INTERPOLATE): $(DNN_TORCH_IFNET)
+FATE_DNN_TORCH += $(FATE_DNN_TORCH_INTERPOLATE)
+
 # The models are made at test time by a Python with torch.  A build host
 # without one (a distribution building against a C++-only LibTorch) skips
 # these tests, and says so, rather than failing them; "make check" then

@@ -1,0 +1,337 @@
+/*
+ * Copyright (c) 2026 the FFmpeg DNN CUDA fork developers
+ *
+ * This file is part of FFmpeg.
+ *
+ * FFmpeg is free software; you can redistribute it and/or
+ * modify it under the terms of the GNU Lesser General Public
+ * License as published by the Free Software Foundation; either
+ * version 2.1 of the License, or (at your option) any later version.
+ *
+ * FFmpeg is distributed in the hope that it will be useful,
+ * but WITHOUT ANY WARRANTY; without even the implied warranty of
+ * MERCHANTABILITY or FITNESS FOR A PARTICULAR PURPOSE.  See the GNU
+ * Lesser General Public License for more details.
+ *
+ * You should have received a copy of the GNU Lesser General Public
+ * License along with FFmpeg; if not, write to the Free Software
+ * Foundation, Inc., 51 Franklin Street, Fifth Floor, Boston, MA 02110-1301 USA
+ */
+
+/**
+ * @file
+ * Frame interpolation with a deep-learning model (LibTorch backend): the
+ * model makes the frame at time t between two frames, for a frame rate
+ * factor times the input's or any rate, on frames in system memory or in
+ * CUDA memory (zero-copy, on the frames' stream).
+ */
+
+#include "libavutil/opt.h"
+#include "libavutil/pixdesc.h"
+#include "filters.h"
+#include "dnn_filter_common.h"
+#include "video.h"
+#include "dnn/dnn_color_frame.h"
+#include "dnn/dnn_cuda.h"
+
+typedef struct DnnInterpolateContext {
+    const AVClass *class;
+    DnnContext dnnctx;
+    int factor;
+    AVRational fps;             ///< 0/1: factor times the input's rate
+    float scene;                ///< 0: no scene-cut detection
+
+    AVFrame *prev;              ///< the earlier frame of the next pair
+    int64_t prev_id;            ///< its id for the backend
+    int64_t next_id;
+    int64_t next_out;           ///< fps: the index of the next output time
+    int started;                ///< fps: next_out was set from the first frame
+} DnnInterpolateContext;
+
+#define OFFSET(x) offsetof(DnnInterpolateContext, dnnctx.x)
+#define OFFSET2(x) offsetof(DnnInterpolateContext, x)
+#define FLAGS AV_OPT_FLAG_FILTERING_PARAM | AV_OPT_FLAG_VIDEO_PARAM
+static const AVOption dnn_interpolate_options[] = {
+    { "factor", "output frame rate as a multiple of the input's",      OFFSET2(factor), AV_OPT_TYPE_INT,        { .i64 = 2 },   2, 1024, FLAGS },
+    { "fps",    "output frame rate (any; 0: factor times the input's)", OFFSET2(fps), AV_OPT_TYPE_RATIONAL, { .dbl = 0 }, 0, INT_MAX, FLAGS },
+    { "scene",  "scene-cut threshold: mean absolute difference of the two frames (0 to 1) above which the earlier frame is repeated; 0: off",
+                                                                        OFFSET2(scene),  AV_OPT_TYPE_FLOAT,      { .dbl = 0 },   0, 1, FLAGS },
+    { NULL }
+};
+
+AVFILTER_DNN_DEFINE_CLASS(dnn_interpolate, DNN_TH);
+
+static av_cold int init(AVFilterContext *context)
+{
+    DnnInterpolateContext *ctx = context->priv;
+
+    ctx->dnnctx.backend_type = DNN_TH;
+    // a frame made between two: its chroma is the model's too
+    ctx->dnnctx.yuv_input = DNN_COLOR_YUV_RGB;
+    return ff_dnn_init(&ctx->dnnctx, DFT_PROCESS_PAIR, context);
+}
+
+static const enum AVPixelFormat pix_fmts[] = {
+    AV_PIX_FMT_RGB24, AV_PIX_FMT_BGR24,
+    AV_PIX_FMT_GRAY8, AV_PIX_FMT_GRAYF32,
+    AV_PIX_FMT_YUV420P, AV_PIX_FMT_YUV422P,
+    AV_PIX_FMT_YUV444P, AV_PIX_FMT_YUV410P, AV_PIX_FMT_YUV411P,
+    AV_PIX_FMT_NV12,
+#if DNN_CUDA_FRAMES
+    AV_PIX_FMT_CUDA, // the layouts dnn/dnn_cuda.h lists
+#endif
+    AV_PIX_FMT_NONE
+};
+
+static int config_input(AVFilterLink *inlink)
+{
+    AVFilterContext *context = inlink->dst;
+    DnnInterpolateContext *ctx = context->priv;
+
+    if (inlink->format == AV_PIX_FMT_CUDA)
+        return ff_dnn_cuda_check_input(context, inlink, ctx->dnnctx.backend_type);
+    return 0;
+}
+
+static int config_output(AVFilterLink *outlink)
+{
+    AVFilterContext *context = outlink->src;
+    DnnInterpolateContext *ctx = context->priv;
+    AVFilterLink *inlink = context->inputs[0];
+    FilterLink *il = ff_filter_link(inlink);
+    FilterLink *ol = ff_filter_link(outlink);
+    int w, h, ret;
+
+    ret = ff_dnn_get_output(&ctx->dnnctx, inlink->w, inlink->h, &w, &h);
+    if (ret != 0) {
+        av_log(ctx, AV_LOG_ERROR, "could not get output from the model\n");
+        return ret;
+    }
+    if (w != inlink->w || h != inlink->h) {
+        av_log(ctx, AV_LOG_ERROR, "The model makes %dx%d frames of %dx%d ones: dnn_interpolate "
+               "needs frames of the input's size\n", w, h, inlink->w, inlink->h);
+        return AVERROR(EINVAL);
+    }
+    if (ctx->fps.num > 0) {
+        ol->frame_rate = ctx->fps;
+        outlink->time_base = av_inv_q(ctx->fps);
+    } else {
+        if (il->frame_rate.num > 0)
+            ol->frame_rate = av_mul_q(il->frame_rate, (AVRational){ ctx->factor, 1 });
+        outlink->time_base = av_mul_q(inlink->time_base, (AVRational){ 1, ctx->factor });
+    }
+    // the model writes into pooled CUDA frames of the input's size
+    if (inlink->format == AV_PIX_FMT_CUDA)
+        return ff_dnn_cuda_init_output(outlink, inlink);
+    return 0;
+}
+
+/** Send the frame at output pts: the earlier one as it is at t = 0, else the model's. */
+static int output_frame(AVFilterContext *context, AVFrame *later, int64_t later_id,
+                        int64_t pts, int64_t duration, double t)
+{
+    DnnInterpolateContext *ctx = context->priv;
+    AVFilterLink *outlink = context->outputs[0];
+    AVFrame *out, *in_frame = NULL, *out_frame = NULL;
+    DNNAsyncStatusType status;
+    int ret;
+
+    if (t == 0 || !later) {
+        out = av_frame_clone(ctx->prev);
+        if (!out)
+            return AVERROR(ENOMEM);
+    } else {
+        const int64_t ids[2] = { ctx->prev_id, later_id };
+
+        out = ff_get_video_buffer(outlink, outlink->w, outlink->h);
+        if (!out)
+            return AVERROR(ENOMEM);
+        ret = av_frame_copy_props(out, ctx->prev);
+        if (ret < 0) {
+            av_frame_free(&out);
+            return ret;
+        }
+        // the backend owns both from here, and gives them back with the result
+        in_frame = av_frame_clone(ctx->prev);
+        if (!in_frame) {
+            av_frame_free(&out);
+            return AVERROR(ENOMEM);
+        }
+        if (ff_dnn_execute_model_pair(&ctx->dnnctx, in_frame, later, ids, t, ctx->scene, out) != 0)
+            return AVERROR(EIO); // the backend has logged why
+        status = ff_dnn_get_result(&ctx->dnnctx, &in_frame, &out_frame);
+        if (status != DAST_SUCCESS || !out_frame)
+            return AVERROR(EIO);
+        av_frame_free(&in_frame);
+        out = out_frame;
+    }
+    out->pts = pts;
+    out->duration = duration;
+    return ff_filter_frame(outlink, out);
+}
+
+/**
+ * Every output time in [prev, prev + span) (span in input time base), from
+ * prev and later (NULL at the end: the earlier frame repeated).
+ */
+static int output_interval(AVFilterContext *context, AVFrame *later, int64_t later_id, int64_t span)
+{
+    DnnInterpolateContext *ctx = context->priv;
+    AVFilterLink *inlink = context->inputs[0];
+    AVFilterLink *outlink = context->outputs[0];
+    int64_t start = ctx->prev->pts;
+    int ret;
+
+    if (span <= 0)
+        return 0;
+    if (ctx->fps.num <= 0) {
+        for (int k = 0; k < ctx->factor; k++) {
+            ret = output_frame(context, later, later_id, start * ctx->factor + k * span,
+                               span, (double)k / ctx->factor);
+            if (ret < 0)
+                return ret;
+        }
+        return 0;
+    }
+    // times as exact fractions: output n is at n * a/b, the interval starts
+    // at start * c/d and lasts span * c/d
+    {
+        const int64_t a = outlink->time_base.num, b = outlink->time_base.den;
+        const int64_t c = inlink->time_base.num, d = inlink->time_base.den;
+        const int64_t den = span * c * b;
+
+        if (!ctx->started) {
+            ctx->next_out = av_rescale_q_rnd(start, inlink->time_base, outlink->time_base,
+                                             AV_ROUND_UP | AV_ROUND_PASS_MINMAX);
+            ctx->started = 1;
+        }
+        for (;;) {
+            const int64_t num = ctx->next_out * a * d - start * c * b;
+            if (num >= den)
+                break;
+            if (num >= 0) {
+                ret = output_frame(context, later, later_id, ctx->next_out, 1, (double)num / den);
+                if (ret < 0)
+                    return ret;
+            }
+            ctx->next_out++;
+        }
+    }
+    return 0;
+}
+
+static int filter_frame(AVFilterContext *context, AVFrame *in)
+{
+    DnnInterpolateContext *ctx = context->priv;
+    AVFilterLink *inlink = context->inputs[0];
+    int64_t id = ctx->next_id++;
+    int ret = 0;
+
+    if (in->format == AV_PIX_FMT_CUDA && (ret = ff_dnn_cuda_check_frame(context, inlink, in)) < 0) {
+        av_frame_free(&in);
+        return ret;
+    }
+    if (in->pts == AV_NOPTS_VALUE) {
+        av_log(ctx, AV_LOG_ERROR, "A frame without a timestamp: dnn_interpolate places "
+               "frames by their timestamps\n");
+        av_frame_free(&in);
+        return AVERROR(EINVAL);
+    }
+    if (ctx->prev) {
+        if (in->pts <= ctx->prev->pts) {
+            av_log(ctx, AV_LOG_WARNING, "Timestamp %"PRId64" after %"PRId64": frame dropped\n",
+                   in->pts, ctx->prev->pts);
+            av_frame_free(&in);
+            return 0;
+        }
+        ret = output_interval(context, in, id, in->pts - ctx->prev->pts);
+        av_frame_free(&ctx->prev);
+    }
+    ctx->prev = in;
+    ctx->prev_id = id;
+    return ret;
+}
+
+/** At the end: the last frame for its duration (or the interval before it). */
+static int flush_last(AVFilterContext *context, int64_t eof_pts)
+{
+    DnnInterpolateContext *ctx = context->priv;
+    int64_t span;
+
+    if (!ctx->prev)
+        return 0;
+    span = ctx->prev->duration > 0 ? ctx->prev->duration :
+           eof_pts != AV_NOPTS_VALUE && eof_pts > ctx->prev->pts ? eof_pts - ctx->prev->pts : 1;
+    return output_interval(context, NULL, -1, span);
+}
+
+static int activate(AVFilterContext *context)
+{
+    DnnInterpolateContext *ctx = context->priv;
+    AVFilterLink *inlink = context->inputs[0];
+    AVFilterLink *outlink = context->outputs[0];
+    AVFrame *in;
+    int64_t pts;
+    int ret, status;
+
+    FF_FILTER_FORWARD_STATUS_BACK(outlink, inlink);
+
+    ret = ff_inlink_consume_frame(inlink, &in);
+    if (ret < 0)
+        return ret;
+    if (ret > 0)
+        return filter_frame(context, in);
+
+    if (ff_inlink_acknowledge_status(inlink, &status, &pts)) {
+        ret = status == AVERROR_EOF ? flush_last(context, pts) : 0;
+        av_frame_free(&ctx->prev);
+        if (ctx->fps.num > 0)
+            pts = ctx->next_out;
+        else
+            pts = av_rescale_q(pts, inlink->time_base, outlink->time_base);
+        ff_outlink_set_status(outlink, status, pts);
+        return ret;
+    }
+
+    FF_FILTER_FORWARD_WANTED(outlink, inlink);
+    return FFERROR_NOT_READY;
+}
+
+static av_cold void uninit(AVFilterContext *context)
+{
+    DnnInterpolateContext *ctx = context->priv;
+
+    av_frame_free(&ctx->prev);
+    ff_dnn_uninit(&ctx->dnnctx);
+}
+
+static const AVFilterPad dnn_interpolate_inputs[] = {
+    {
+        .name         = "default",
+        .type         = AVMEDIA_TYPE_VIDEO,
+        .config_props = config_input,
+    },
+};
+
+static const AVFilterPad dnn_interpolate_outputs[] = {
+    {
+        .name         = "default",
+        .type         = AVMEDIA_TYPE_VIDEO,
+        .config_props = config_output,
+    },
+};
+
+const FFFilter ff_vf_dnn_interpolate = {
+    .p.name         = "dnn_interpolate",
+    .p.description  = NULL_IF_CONFIG_SMALL("Interpolate frames with a DNN model (LibTorch)."),
+    .p.priv_class   = &dnn_interpolate_class,
+    .priv_size      = sizeof(DnnInterpolateContext),
+    .preinit        = ff_dnn_filter_init_child_class,
+    .init           = init,
+    .uninit         = uninit,
+    FILTER_INPUTS(dnn_interpolate_inputs),
+    FILTER_OUTPUTS(dnn_interpolate_outputs),
+    FILTER_PIXFMTS_ARRAY(pix_fmts),
+    .activate       = activate,
+    .flags_internal = FF_FILTER_FLAG_HWFRAME_AWARE,
+};
