@@ -112,6 +112,8 @@ static int config_output(AVFilterLink *outlink)
                "needs frames of the input's size\n", w, h, inlink->w, inlink->h);
         return AVERROR(EINVAL);
     }
+    outlink->w = w;
+    outlink->h = h;
     if (ctx->fps.num > 0) {
         ol->frame_rate = ctx->fps;
         outlink->time_base = av_inv_q(ctx->fps);
@@ -136,10 +138,22 @@ static int output_frame(AVFilterContext *context, AVFrame *later, int64_t later_
     DNNAsyncStatusType status;
     int ret;
 
-    if (t == 0 || !later) {
+    if ((t == 0 || !later) && ctx->prev->format != AV_PIX_FMT_CUDA) {
         out = av_frame_clone(ctx->prev);
         if (!out)
             return AVERROR(ENOMEM);
+    } else if (t == 0 || !later) {
+        // the frame as it is, in a frame of the output's pool: a device copy
+        out = ff_get_video_buffer(outlink, outlink->w, outlink->h);
+        if (!out)
+            return AVERROR(ENOMEM);
+        ret = av_frame_copy_props(out, ctx->prev);
+        if (ret >= 0)
+            ret = ff_dnn_cuda_copy_frame(context, out, ctx->prev);
+        if (ret < 0) {
+            av_frame_free(&out);
+            return ret;
+        }
     } else {
         const int64_t ids[2] = { ctx->prev_id, later_id };
 

@@ -23,6 +23,7 @@
 #include "libavutil/cuda_check.h"
 #include "libavutil/avstring.h"
 #include "libavutil/pixdesc.h"
+#include "libavutil/imgutils.h"
 #include "libavfilter/filters.h"
 #include "libavfilter/cuda/load_helper.h"
 #include "dnn_color_frame.h"
@@ -368,4 +369,43 @@ int ff_dnn_cuda_init_output(AVFilterLink *outlink, AVFilterLink *inlink)
     av_buffer_unref(&outl->hw_frames_ctx);
     outl->hw_frames_ctx = out_ref;
     return 0;
+}
+
+int ff_dnn_cuda_copy_frame(void *log_ctx, AVFrame *dst, const AVFrame *src)
+{
+    AVHWFramesContext *src_frames = (AVHWFramesContext *)src->hw_frames_ctx->data;
+    AVHWFramesContext *dst_frames = (AVHWFramesContext *)dst->hw_frames_ctx->data;
+    AVCUDADeviceContext *hwctx = dst_frames->device_ctx->hwctx;
+    CudaFunctions *cu = hwctx->internal->cuda_dl;
+    const AVPixFmtDescriptor *desc = av_pix_fmt_desc_get(dst_frames->sw_format);
+    CUcontext dummy;
+    int ret, ret_pop;
+
+    if (src_frames->sw_format != dst_frames->sw_format || src_frames->device_ctx != dst_frames->device_ctx ||
+        src->width != dst->width || src->height != dst->height) {
+        av_log(log_ctx, AV_LOG_ERROR, "Cannot copy a CUDA frame of %s %dx%d into one of %s %dx%d\n",
+               av_get_pix_fmt_name(src_frames->sw_format), src->width, src->height,
+               av_get_pix_fmt_name(dst_frames->sw_format), dst->width, dst->height);
+        return AVERROR(EINVAL);
+    }
+    ret = CHECK_CU(cu->cuCtxPushCurrent(hwctx->cuda_ctx));
+    if (ret < 0)
+        return ret;
+    for (int i = 0; i < av_pix_fmt_count_planes(dst_frames->sw_format) && ret >= 0; i++) {
+        // a plane's height: the chroma planes (not alpha) are subsampled
+        int chroma = i > 0 && !(desc->flags & AV_PIX_FMT_FLAG_RGB) && i < 3;
+        CUDA_MEMCPY2D copy = {
+            .srcMemoryType = CU_MEMORYTYPE_DEVICE,
+            .srcDevice     = (CUdeviceptr)src->data[i],
+            .srcPitch      = src->linesize[i],
+            .dstMemoryType = CU_MEMORYTYPE_DEVICE,
+            .dstDevice     = (CUdeviceptr)dst->data[i],
+            .dstPitch      = dst->linesize[i],
+            .WidthInBytes  = av_image_get_linesize(dst_frames->sw_format, dst->width, i),
+            .Height        = chroma ? AV_CEIL_RSHIFT(dst->height, desc->log2_chroma_h) : dst->height,
+        };
+        ret = CHECK_CU(cu->cuMemcpy2DAsync(&copy, hwctx->stream));
+    }
+    ret_pop = CHECK_CU(cu->cuCtxPopCurrent(&dummy));
+    return ret < 0 ? ret : ret_pop;
 }

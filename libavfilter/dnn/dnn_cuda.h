@@ -128,6 +128,14 @@ int ff_dnn_cuda_check_frame(void *log_ctx, AVFilterLink *inlink, const AVFrame *
  * of inlink's frames: the model's output is written into them.
  */
 int ff_dnn_cuda_init_output(AVFilterLink *outlink, AVFilterLink *inlink);
+
+/**
+ * Copy the data of the CUDA frame src into dst, a frame of the same layout
+ * and size on the same device (another pool), on the device's stream: a
+ * frame passed through a filter whose other output frames come from its
+ * own pool.  Properties are not copied.
+ */
+int ff_dnn_cuda_copy_frame(void *log_ctx, AVFrame *dst, const AVFrame *src);
 #else
 static inline int ff_dnn_cuda_check_input(void *log_ctx, AVFilterLink *inlink, DNNBackendType backend)
 {
@@ -135,6 +143,11 @@ static inline int ff_dnn_cuda_check_input(void *log_ctx, AVFilterLink *inlink, D
 }
 
 static inline int ff_dnn_cuda_check_frame(void *log_ctx, AVFilterLink *inlink, const AVFrame *frame)
+{
+    return AVERROR(ENOSYS);
+}
+
+static inline int ff_dnn_cuda_copy_frame(void *log_ctx, AVFrame *dst, const AVFrame *src)
 {
     return AVERROR(ENOSYS);
 }

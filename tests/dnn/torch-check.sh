@@ -185,8 +185,8 @@ interpolate)
     # shellcheck disable=SC2086 # $ff, $hw and $pass are word lists
     $ff -f lavfi -i "$source,format=rgb24" $pass -f rawvideo -y "$tmp.in" &&
         $ff -f lavfi -i "$source,format=rgb24" $pass -c:v rawvideo -f framecrc -y "$tmp.in.crc" &&
-        $ff $hw -f lavfi -i "$source,format=rgb24,$filter" $pass -f rawvideo -y "$tmp.out" &&
-        $ff $hw -f lavfi -i "$source,format=rgb24,$filter" $pass -c:v rawvideo -f framecrc \
+        $ff $hw -f lavfi -i "$source,format=rgb24" -vf "$filter" $pass -f rawvideo -y "$tmp.out" &&
+        $ff $hw -f lavfi -i "$source,format=rgb24" -vf "$filter" $pass -c:v rawvideo -f framecrc \
             -y "$tmp.out.crc" || exit 1
     "$python" "$src/tests/dnn/temporal_models.py" reference "$model" "$tmp.in" "$tmp.in.crc" \
         "$tmp.out.crc" "$mode" "$scene" "$tmp.ref" || exit 1
