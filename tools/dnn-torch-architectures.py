@@ -78,7 +78,9 @@ def quietly(call):
         with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
             return True, call()
     except SystemExit:
-        return False, first_line(err.getvalue().replace("error: ", "", 1))
+        # the tool's own line (torch may have logged a graph before it)
+        said = [l[len("error: "):] for l in err.getvalue().splitlines() if l.startswith("error: ")]
+        return False, said[-1][:300] if said else first_line(err.getvalue())
     except Exception as e:  # noqa: BLE001 (any failure is a finding)
         return False, "%s: %s" % (type(e).__name__, first_line(e))
 
@@ -185,7 +187,8 @@ def cell(value):
     if value is None:
         return "-"
     text = str(value).replace("|", "/").replace("\n", " ")
-    for end in (". ", ": "):
+    text = text.split("torch.export failed: ", 1)[-1]
+    for end in (". ", ": ", " (unhinted"):
         if end in text[20:]:
             text = text[:20 + text[20:].index(end)]
     return "no: " + (text if len(text) <= 140 else text[:137] + "...")
