@@ -46,6 +46,7 @@ typedef struct DnnInterpolateContext {
     int64_t next_id;
     int64_t next_out;           ///< fps: the index of the next output time
     int started;                ///< fps: next_out was set from the first frame
+    int64_t out_end;            ///< where the last output frame ends (output time base)
 } DnnInterpolateContext;
 
 #define OFFSET(x) offsetof(DnnInterpolateContext, dnnctx.x)
@@ -121,6 +122,13 @@ static int config_output(AVFilterLink *outlink)
         if (il->frame_rate.num > 0)
             ol->frame_rate = av_mul_q(il->frame_rate, (AVRational){ ctx->factor, 1 });
         outlink->time_base = av_mul_q(inlink->time_base, (AVRational){ 1, ctx->factor });
+        // the frames of a pair are placed in it as integers: it must be exact
+        if (av_cmp_q(av_mul_q(outlink->time_base, (AVRational){ ctx->factor, 1 }), inlink->time_base)) {
+            av_log(ctx, AV_LOG_ERROR, "The input time base %d/%d divided by %d is no time base: "
+                   "set a coarser one first (settb) or use fps\n", inlink->time_base.num,
+                   inlink->time_base.den, ctx->factor);
+            return AVERROR(EINVAL);
+        }
     }
     // the model writes into pooled CUDA frames of the input's size
     if (inlink->format == AV_PIX_FMT_CUDA)
@@ -171,8 +179,9 @@ static int output_frame(AVFilterContext *context, AVFrame *later, int64_t later_
             av_frame_free(&out);
             return AVERROR(ENOMEM);
         }
-        if (ff_dnn_execute_model_pair(&ctx->dnnctx, in_frame, later, ids, t, ctx->scene, out) != 0)
-            return AVERROR(EIO); // the backend has logged why
+        ret = ff_dnn_execute_model_pair(&ctx->dnnctx, in_frame, later, ids, t, ctx->scene, out);
+        if (ret != 0)
+            return ret < 0 ? ret : AVERROR(EIO); // the backend has logged why
         status = ff_dnn_get_result(&ctx->dnnctx, &in_frame, &out_frame);
         if (status != DAST_SUCCESS || !out_frame)
             return AVERROR(EIO);
@@ -181,7 +190,22 @@ static int output_frame(AVFilterContext *context, AVFrame *later, int64_t later_
     }
     out->pts = pts;
     out->duration = duration;
+    ctx->out_end = pts + duration;
     return ff_filter_frame(outlink, out);
+}
+
+/**
+ * Where output n falls in the pair [start, start + span) (input time base),
+ * 0 to 1, ratio the output time base over the input's: an exact fraction
+ * rounded once, where its terms fit in 64 bits (always, for any stream
+ * shorter than centuries), else in long double.
+ */
+static double pair_time(int64_t n, AVRational ratio, int64_t start, int64_t span)
+{
+    if (n >= 0 && start >= 0 && n < INT64_MAX / ratio.num &&
+        start < INT64_MAX / ratio.den && span < INT64_MAX / ratio.den)
+        return (double)(n * ratio.num - start * ratio.den) / ((double)span * ratio.den);
+    return (double)(((long double)n * ratio.num / ratio.den - start) / span);
 }
 
 /**
@@ -194,6 +218,7 @@ static int output_interval(AVFilterContext *context, AVFrame *later, int64_t lat
     AVFilterLink *inlink = context->inputs[0];
     AVFilterLink *outlink = context->outputs[0];
     int64_t start = ctx->prev->pts;
+    AVRational ratio;
     int ret;
 
     if (span <= 0)
@@ -207,29 +232,23 @@ static int output_interval(AVFilterContext *context, AVFrame *later, int64_t lat
         }
         return 0;
     }
-    // times as exact fractions: output n is at n * a/b, the interval starts
-    // at start * c/d and lasts span * c/d
-    {
-        const int64_t a = outlink->time_base.num, b = outlink->time_base.den;
-        const int64_t c = inlink->time_base.num, d = inlink->time_base.den;
-        const int64_t den = span * c * b;
-
-        if (!ctx->started) {
-            ctx->next_out = av_rescale_q_rnd(start, inlink->time_base, outlink->time_base,
-                                             AV_ROUND_UP | AV_ROUND_PASS_MINMAX);
-            ctx->started = 1;
+    // output n is at n * out_tb, the interval [start, start + span) in
+    // in_tb: compared exactly (av_compare_ts: no overflow at any pts)
+    ratio = av_div_q(outlink->time_base, inlink->time_base);
+    if (!ctx->started) {
+        ctx->next_out = av_rescale_q_rnd(start, inlink->time_base, outlink->time_base,
+                                         AV_ROUND_UP | AV_ROUND_PASS_MINMAX);
+        ctx->started = 1;
+    }
+    while (av_compare_ts(ctx->next_out, outlink->time_base, start + span, inlink->time_base) < 0) {
+        int at = av_compare_ts(ctx->next_out, outlink->time_base, start, inlink->time_base);
+        if (at >= 0) {
+            double t = at == 0 ? 0 : pair_time(ctx->next_out, ratio, start, span);
+            ret = output_frame(context, later, later_id, ctx->next_out, 1, t);
+            if (ret < 0)
+                return ret;
         }
-        for (;;) {
-            const int64_t num = ctx->next_out * a * d - start * c * b;
-            if (num >= den)
-                break;
-            if (num >= 0) {
-                ret = output_frame(context, later, later_id, ctx->next_out, 1, (double)num / den);
-                if (ret < 0)
-                    return ret;
-            }
-            ctx->next_out++;
-        }
+        ctx->next_out++;
     }
     return 0;
 }
@@ -297,12 +316,14 @@ static int activate(AVFilterContext *context)
         return filter_frame(context, in);
 
     if (ff_inlink_acknowledge_status(inlink, &status, &pts)) {
+        int sent = ctx->prev || ctx->started;
+
         ret = status == AVERROR_EOF ? flush_last(context, pts) : 0;
         av_frame_free(&ctx->prev);
-        if (ctx->fps.num > 0)
-            pts = ctx->next_out;
-        else
-            pts = av_rescale_q(pts, inlink->time_base, outlink->time_base);
+        // not before the end of the last frame sent
+        pts = av_rescale_q(pts, inlink->time_base, outlink->time_base);
+        if (sent)
+            pts = FFMAX(pts, ctx->out_end);
         ff_outlink_set_status(outlink, status, pts);
         return ret;
     }

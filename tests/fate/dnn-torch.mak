@@ -376,8 +376,8 @@ FATE_DNN_TORCH += $(FATE_DNN_TORCH_PT2)
 # frames (>= 50 dB) with every timestamp exact: twice and 4x the rate,
 # 24000/1001 to 60 fps (t from the timestamps), variable frame rate input,
 # a scene cut (two sources one after the other: no output frame mixes
-# them), the last frame at the end; timestamps far from 0 (as after 10^8
-# frames): exact still.
+# them), the last frame at the end; timestamps far from 0 (2*10^14, where
+# pts * 1001 * 60 no longer fits in 64 bits): exact still.
 DNN_TORCH_IFNET = $(DNN_TORCH_DATA)/ifnet.pt
 DNN_TORCH_COMMA := ,
 $(DNN_TORCH_IFNET): $(SRC_PATH)/tests/dnn/temporal_models.py | $(DNN_TORCH_STAMP)
@@ -391,7 +391,7 @@ endef
 $(eval $(call FATE_DNN_TORCH_INTERPOLATE_TEST,x2,testsrc2=s=64x48:r=25:d=0.4,factor=2,0))
 $(eval $(call FATE_DNN_TORCH_INTERPOLATE_TEST,x4-odd,testsrc2=s=63x47:r=25:d=0.2,factor=4,0))
 $(eval $(call FATE_DNN_TORCH_INTERPOLATE_TEST,fps60,testsrc2=s=64x48:r=24000/1001:d=0.5,fps=60,0))
-$(eval $(call FATE_DNN_TORCH_INTERPOLATE_TEST,fps60-late,testsrc2=s=32x24:r=24000/1001:d=0.3$(DNN_TORCH_COMMA)setpts=PTS+100000000,fps=60,0))
+$(eval $(call FATE_DNN_TORCH_INTERPOLATE_TEST,fps60-late,testsrc2=s=32x24:r=24000/1001:d=0.3$(DNN_TORCH_COMMA)setpts=PTS+200000000000000,fps=60,0))
 $(eval $(call FATE_DNN_TORCH_INTERPOLATE_TEST,vfr,testsrc2=s=64x48:r=25:d=0.4$(DNN_TORCH_COMMA)setpts=N*N/TB,factor=2,0))
 $(eval $(call FATE_DNN_TORCH_INTERPOLATE_TEST,scene,testsrc2=s=64x48:r=25:d=0.16[a];testsrc=s=64x48:r=25:d=0.16[b];[a][b]concat,factor=3,0.2))
 # errors: a model of one frame, a .pt2 package (TorchScript only for now)
