@@ -13,6 +13,11 @@ by spandrel (scripts/install-deps.sh --spandrel).  OUTPUT is a .pt2 package
 (torch.export + AOTInductor: compiled ahead of time, the faster and current
 format) or, with --format torchscript, a TorchScript file.
 
+--inputs says what forward takes: one frame (dnn_processing, the default)
+or, with --inputs pair, two frames and t, a 0-D tensor, for dnn_interpolate
+(TorchScript only for now); the module is run so before it is written, and
+an error names a signature that does not fit.
+
 A .pt2 package's compiled code does not check its input, so the package
 records what it takes (metadata keys ffmpeg_dnn_*: dtype, memory format,
 channels, height and width ranges, torch version); the backend checks every
@@ -301,12 +306,30 @@ del package  # its destructor removes what it unpacked into /tmp
 """
 
 
-def check_output(module, x):
-    """What dnn_processing makes of the module's output on x: integer types
+INPUTS = {
+    "frame": "forward(frame): dnn_processing",
+    "pair": "forward(earlier, later, t), t a 0-D tensor: dnn_interpolate",
+}
+
+
+def example_inputs(args, x):
+    """What forward takes, made of the example frame x."""
+    if args.inputs == "frame":
+        return (x,)
+    later = torch.rand(x.shape, generator=torch.Generator().manual_seed(1)).to(x)
+    return (x, later, torch.tensor(0.5, dtype=x.dtype, device=x.device))
+
+
+def check_output(module, inputs, args):
+    """What the filter makes of the module's output on inputs: integer types
     are refused (no picture in [0, 1]); NaN and infinities are written as 0
     and 1, which is rarely what a model means, so say so."""
     with torch.no_grad():
-        y = module(x)
+        try:
+            y = module(*inputs)
+        except Exception as e:  # the signature first: the filter calls it so
+            fail("the module does not run as %s (--inputs %s): %s" %
+                 (INPUTS[args.inputs], args.inputs, reason(e)))
     if not isinstance(y, torch.Tensor) or y.dim() != 4:
         fail("the module returns %s, not one 4-D NCHW tensor" %
              (type(y).__name__ if not isinstance(y, torch.Tensor) else "a %d-D tensor" % y.dim()))
@@ -319,16 +342,17 @@ def check_output(module, x):
               "dnn_processing writes them as 0 (NaN, -Inf) and 1 (+Inf)" % bad)
 
 
-def check(args, module, x):
-    """Largest |package - eager| on x, run in another process."""
+def check(args, module, inputs):
+    """Largest |package - eager| on inputs, run in another process."""
+    x = inputs[0]
     with torch.no_grad():
-        expected = module(x).float()
+        expected = module(*inputs).float()
     tmpdir = tempfile.mkdtemp(prefix="check.")
     tmp = os.path.join(tmpdir, "check")
     torch.save(x, tmp + ".in")
     try:
         if args.format == "torchscript":
-            got = torch.jit.load(args.output, map_location=args.device)(x)
+            got = torch.jit.load(args.output, map_location=args.device)(*inputs)
         else:
             run = subprocess.run([sys.executable, "-c", CHECK_SCRIPT, args.output, tmp + ".in",
                                   tmp + ".out"], capture_output=True, text=True,
@@ -358,6 +382,9 @@ def make_parser():
     parser.add_argument("--args", default="[]", help="the class's arguments, as a JSON list")
     parser.add_argument("--checkpoint", help="a state_dict to load into the module")
     parser.add_argument("--format", choices=("pt2", "torchscript"), default="pt2")
+    parser.add_argument("--inputs", choices=tuple(INPUTS), default="frame",
+                        help="what forward takes: frame (dnn_processing) or pair: two "
+                        "frames and t (dnn_interpolate; TorchScript)")
     parser.add_argument("--device", choices=("cpu", "cuda"), default="cpu")
     parser.add_argument("--precision", choices=tuple(DTYPES), default="fp32")
     parser.add_argument("--channels", type=int, default=None,
@@ -390,6 +417,9 @@ def main():
         fail("--device cuda, but this torch sees no CUDA GPU (CUDA packages are "
              "compiled on one)")
     args.architecture = None
+    if args.inputs == "pair" and args.format != "torchscript":
+        fail("--inputs pair: dnn_interpolate runs models of two frames from TorchScript "
+             "files for now: add --format torchscript")
     if args.channels is not None and args.channels < 1:
         fail("--channels must be positive")
     dtype = DTYPES[args.precision]
@@ -417,7 +447,8 @@ def main():
     x = torch.rand(1, args.channels, h, w, device=args.device).to(dtype).contiguous(
         memory_format=torch_format)
 
-    check_output(module, x)
+    inputs = example_inputs(args, x)
+    check_output(module, inputs, args)
     start = time.monotonic()
     if args.format == "torchscript":
         try:
@@ -441,7 +472,7 @@ def main():
                                                  torch.__version__))
     if args.no_check:
         return
-    error = check(args, module, x)
+    error = check(args, module, inputs)
     if error is None:
         return
     tolerance = args.tolerance if args.tolerance is not None else (

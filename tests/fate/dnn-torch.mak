@@ -394,6 +394,21 @@ $(eval $(call FATE_DNN_TORCH_INTERPOLATE_TEST,fps60,testsrc2=s=64x48:r=24000/100
 $(eval $(call FATE_DNN_TORCH_INTERPOLATE_TEST,fps60-late,testsrc2=s=32x24:r=24000/1001:d=0.3$(DNN_TORCH_COMMA)setpts=PTS+200000000000000,fps=60,0))
 $(eval $(call FATE_DNN_TORCH_INTERPOLATE_TEST,vfr,testsrc2=s=64x48:r=25:d=0.4$(DNN_TORCH_COMMA)setpts=N*N/TB,factor=2,0))
 $(eval $(call FATE_DNN_TORCH_INTERPOLATE_TEST,scene,testsrc2=s=64x48:r=25:d=0.16[a];testsrc=s=64x48:r=25:d=0.16[b];[a][b]concat,factor=3,0.2))
+# the same net exported by tools/dnn-torch-export.py --inputs pair; the
+# tool's errors for a pair model as .pt2 and a one-frame model as a pair
+DNN_TORCH_IFNET_EXPORTED = $(DNN_TORCH_DATA)/ifnet-exported.pt
+$(DNN_TORCH_IFNET_EXPORTED): $(SRC_PATH)/tools/dnn-torch-export.py $(SRC_PATH)/tests/dnn/temporal_models.py | $(DNN_TORCH_STAMP)
+	$(M)$(TORCH_PYTHON) $< $(SRC_PATH)/tests/dnn/temporal_models.py:IFNetTiny $@ --inputs pair --format torchscript >$@.log
+FATE_DNN_TORCH_INTERPOLATE += fate-dnn-torch-interpolate-exported
+fate-dnn-torch-interpolate-exported: $(DNN_TORCH_IFNET_EXPORTED)
+fate-dnn-torch-interpolate-exported: CMD = $(DNN_TORCH_CHECK) interpolate $(TARGET_PATH) $(TORCH_PYTHON) \
+    $(DNN_TORCH_DIR)/ifnet-exported.pt "testsrc2=s=64x48:r=25:d=0.2" factor=2 0 50
+FATE_DNN_TORCH_INTERPOLATE += fate-dnn-torch-interpolate-export-pt2
+fate-dnn-torch-interpolate-export-pt2: CMD = $(DNN_TORCH_CHECK) export $(TORCH_PYTHON) \
+    $(SRC_PATH)/tests/dnn/temporal_models.py:IFNetTiny $(DNN_TORCH_DATA)/ifnet.pt2 --inputs pair
+FATE_DNN_TORCH_INTERPOLATE += fate-dnn-torch-interpolate-export-one-frame
+fate-dnn-torch-interpolate-export-one-frame: CMD = $(DNN_TORCH_CHECK) export $(TORCH_PYTHON) \
+    $(SRC_PATH)/tests/dnn/gen_torch_models.py:SmallConv $(DNN_TORCH_DATA)/x.pt --inputs pair --format torchscript
 # errors: a model of one frame, a .pt2 package (TorchScript only for now)
 FATE_DNN_TORCH_INTERPOLATE += fate-dnn-torch-interpolate-error-one-frame-model
 fate-dnn-torch-interpolate-error-one-frame-model: CMD = $(DNN_TORCH_CHECK) error $(TARGET_PATH)/ffmpeg \
