@@ -153,21 +153,27 @@ package() {
     mv "$pt2.tmp.pt2" "$pt2"
 }
 
-# cuda_fps MODEL-FILE PRECISION LAYOUT: sets med and spread (min-max) of
-# BENCH_REPEAT measurements on CUDA frames
-cuda_fps() {
-    yuv=; [ "$3" = rgb0 ] || yuv=:yuv_input=rgb
+# repeated_fps FFMPEG-ARGS...: sets med and spread (min-max) of BENCH_REPEAT
+# steady-state runs
+repeated_fps() {
     : >"$tmp/runs"
     i=0
     while [ "$i" -lt "$repeat" ]; do
-        ffmpeg_fps -init_hw_device cuda=cu -filter_hw_device cu \
-            -f lavfi -i "testsrc2=s=${w}x$h:r=25,format=$3" \
-            -vf "hwupload,loop=loop=-1:size=1,dnn_processing=dnn_backend=torch:model=$1:precision=$2$yuv${BENCH_FILTER_OPTS:-}"
+        ffmpeg_fps "$@"
         echo "$fps" >>"$tmp/runs"
         i=$((i + 1))
     done
     med=$(sort -n "$tmp/runs" | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }')
     spread=$(sort -n "$tmp/runs" | awk 'NR == 1 { lo = $1 } { hi = $1 } END { print lo "-" hi }')
+}
+
+# cuda_fps MODEL-FILE PRECISION LAYOUT: sets med and spread (min-max) of
+# BENCH_REPEAT measurements on CUDA frames
+cuda_fps() {
+    yuv=; [ "$3" = rgb0 ] || yuv=:yuv_input=rgb
+    repeated_fps -init_hw_device cuda=cu -filter_hw_device cu \
+        -f lavfi -i "testsrc2=s=${w}x$h:r=25,format=$3" \
+        -vf "hwupload,loop=loop=-1:size=1,dnn_processing=dnn_backend=torch:model=$1:precision=$2$yuv${BENCH_FILTER_OPTS:-}"
 }
 
 # ratio A B: A / B as a percentage, or n/a
@@ -254,16 +260,8 @@ arch_row() {
     echo "measuring architecture $1: bare, NVDEC nv12" >&2
     bare_fps "$pt2" fp16
     bfps=$fps
-    : >"$tmp/runs"
-    i=0
-    while [ "$i" -lt "$repeat" ]; do
-        ffmpeg_fps -hwaccel cuda -hwaccel_output_format cuda -stream_loop -1 -i models/clip1080.m2v \
-            -vf "dnn_processing=dnn_backend=torch:model=$pt2:precision=fp16:yuv_input=rgb"
-        echo "$fps" >>"$tmp/runs"
-        i=$((i + 1))
-    done
-    med=$(sort -n "$tmp/runs" | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }')
-    spread=$(sort -n "$tmp/runs" | awk 'NR == 1 { lo = $1 } { hi = $1 } END { print lo "-" hi }')
+    repeated_fps -hwaccel cuda -hwaccel_output_format cuda -stream_loop -1 -i models/clip1080.m2v \
+        -vf "dnn_processing=dnn_backend=torch:model=$pt2:precision=fp16:yuv_input=rgb"
     echo "arch $1 bare $bfps nv12 $med ($spread) $(ratio "$med" "$bfps")" >>"$tmp/arch"
     tail -n 1 "$tmp/arch" >&2
 }
