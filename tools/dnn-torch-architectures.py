@@ -194,11 +194,23 @@ def cell(value):
     return "no: " + (text if len(text) <= 140 else text[:137] + "...")
 
 
-def table(survey_file, speed_file):
-    """The Markdown table, as a list of lines."""
+def measured(rows):
+    """{class: (bare, filter)} of the speed cells of a table's rows."""
+    speeds = {}
+    for row in rows:
+        cells = [c.strip() for c in row.strip().strip("|").split("|")]
+        if len(cells) == 7 and (cells[5] or cells[6]) and not cells[0].startswith("architecture"):
+            name = cells[0].split(" (")[-1].rstrip(")") if " (" in cells[0] else cells[0]
+            speeds[name] = (cells[5], cells[6])
+    return speeds
+
+
+def table(survey_file, speed_file, previous=None):
+    """The Markdown table, as a list of lines: the speeds of speed_file,
+    else those of previous ({class: (bare, filter)}, an earlier run's)."""
     lines = []
     print = lines.append  # noqa: A001 (the table's lines, in order)
-    speeds = {}
+    speeds = dict(previous or {})
     if speed_file:
         for line in open(speed_file):
             # "arch NAME bare FPS nv12 FPS (MIN-MAX)"
@@ -232,12 +244,15 @@ def table(survey_file, speed_file):
 
 def doc(survey_file, doc_file, speed_file):
     """The table into doc_file, between its architectures:begin and
-    architectures:end lines: the documentation's figures come from runs."""
+    architectures:end lines: the documentation's figures come from runs
+    (speed_file's, and those already in the table for the others)."""
     text = open(doc_file).read().split("\n")
     begin, end = "<!-- architectures:begin -->", "<!-- architectures:end -->"
     if begin not in text or end not in text:
         sys.exit("error: %s has no %s and %s lines" % (doc_file, begin, end))
-    out = text[:text.index(begin) + 1] + table(survey_file, speed_file) + text[text.index(end):]
+    # architectures this run did not measure keep the figures of an earlier one
+    previous = measured(text[text.index(begin) + 1:text.index(end)])
+    out = text[:text.index(begin) + 1] + table(survey_file, speed_file, previous) + text[text.index(end):]
     with open(doc_file, "w") as f:
         f.write("\n".join(out))
 
