@@ -57,6 +57,7 @@ static const AVOption dnn_interpolate_options[] = {
     { "fps",    "output frame rate (any; 0: factor times the input's)", OFFSET2(fps), AV_OPT_TYPE_RATIONAL, { .dbl = 0 }, 0, INT_MAX, FLAGS },
     { "scene",  "scene-cut threshold: mean absolute difference of the two frames (0 to 1) above which the earlier frame is repeated; 0: off",
                                                                         OFFSET2(scene),  AV_OPT_TYPE_FLOAT,      { .dbl = 0 },   0, 1, FLAGS },
+    { "t_plane", "give the model t as a 1x1xHxW plane, not a 0-D tensor", OFFSET(t_plane), AV_OPT_TYPE_BOOL,       { .i64 = 0 },   0, 1, FLAGS },
     { NULL }
 };
 
@@ -69,7 +70,10 @@ static av_cold int init(AVFilterContext *context)
     ctx->dnnctx.backend_type = DNN_TH;
     // a frame made between two: its chroma is the model's too
     ctx->dnnctx.yuv_input = DNN_COLOR_YUV_RGB;
-    return ff_dnn_init(&ctx->dnnctx, DFT_PROCESS_PAIR, context);
+    ctx->dnnctx.frames_layout = DNN_FRAMES_PAIR;
+    ctx->dnnctx.nb_frames = 2;
+    ctx->dnnctx.sigma = -1; // forward(earlier, later, t) and nothing after
+    return ff_dnn_init(&ctx->dnnctx, DFT_PROCESS_FRAMES, context);
 }
 
 static const enum AVPixelFormat pix_fmts[] = {
@@ -164,6 +168,7 @@ static int output_frame(AVFilterContext *context, AVFrame *later, int64_t later_
         }
     } else {
         const int64_t ids[2] = { ctx->prev_id, later_id };
+        AVFrame *frames[2];
 
         out = ff_get_video_buffer(outlink, outlink->w, outlink->h);
         if (!out)
@@ -173,13 +178,15 @@ static int output_frame(AVFilterContext *context, AVFrame *later, int64_t later_
             av_frame_free(&out);
             return ret;
         }
-        // the backend owns both from here, and gives them back with the result
+        // the backend owns in_frame from here, and gives it back with the result
         in_frame = av_frame_clone(ctx->prev);
         if (!in_frame) {
             av_frame_free(&out);
             return AVERROR(ENOMEM);
         }
-        ret = ff_dnn_execute_model_pair(&ctx->dnnctx, in_frame, later, ids, t, ctx->scene, out);
+        frames[0] = in_frame;
+        frames[1] = later;
+        ret = ff_dnn_execute_model_frames(&ctx->dnnctx, in_frame, frames, ids, t, ctx->scene, out);
         if (ret != 0)
             return ret < 0 ? ret : AVERROR(EIO); // the backend has logged why
         status = ff_dnn_get_result(&ctx->dnnctx, &in_frame, &out_frame);

@@ -20,10 +20,15 @@
 
 /**
  * @file
- * Pairs of frames for the LibTorch backend: see dnn_backend_torch_temporal.h.
+ * Models of several frames for the LibTorch backend: see
+ * dnn_backend_torch_temporal.h.
  */
 
 #include "dnn_backend_torch_temporal.h"
+#include "dnn_backend_torch_error.h"
+
+#include <algorithm>
+#include <sstream>
 
 extern "C" {
 #include "libavutil/log.h"
@@ -32,55 +37,125 @@ extern "C" {
 
 torch::Tensor THFrameCache::find(int64_t id) const
 {
-    for (int i = 0; i < 2; i++)
-        if (id >= 0 && ids[i] == id)
-            return tensors[i];
+    for (const auto &entry : entries)
+        if (id >= 0 && entry.first == id)
+            return entry.second;
     return torch::Tensor();
 }
 
-void THFrameCache::store(int64_t id, const torch::Tensor &tensor, int64_t keep_id)
+void THFrameCache::store(int64_t id, const torch::Tensor &tensor)
 {
-    int slot = ids[0] == keep_id && keep_id >= 0 ? 1 : 0;
-
     if (id < 0)
         return; // a frame without an id (the dry run of get_output) is not kept
-    ids[slot] = id;
-    tensors[slot] = tensor;
+    entries.emplace_back(id, tensor);
 }
 
-void THFrameCache::clear()
+void THFrameCache::retain(const int64_t *ids, int nb)
 {
-    ids[0] = ids[1] = -1;
-    tensors[0] = tensors[1] = torch::Tensor();
+    entries.erase(std::remove_if(entries.begin(), entries.end(),
+                                 [&](const std::pair<int64_t, torch::Tensor> &entry) {
+                                     return std::find(ids, ids + nb, entry.first) == ids + nb;
+                                 }), entries.end());
 }
 
-int th_temporal_forward(torch::jit::Module *model, const torch::Tensor &earlier,
-                        const torch::Tensor &later, float t, float scene,
-                        torch::Tensor *output, float *score, void *log_ctx)
+THFramesInput th_frames_input(const DnnContext *ctx, float t, float scene)
+{
+    THFramesInput how;
+
+    how.layout      = (DNNFramesLayout)ctx->frames_layout;
+    how.t           = t;
+    how.t_plane     = ctx->t_plane;
+    how.scene       = scene;
+    how.sigma       = ctx->sigma;
+    how.sigma_plane = ctx->sigma_plane;
+    return how;
+}
+
+/** value as the model takes it: a 0-D tensor, or a 1x1xHxW plane of like's size. */
+static torch::Tensor th_scalar_input(float value, bool plane, const torch::Tensor &like)
+{
+    if (!plane)
+        return torch::full({}, value, like.options());
+    return torch::full({ 1, 1, like.size(-2), like.size(-1) }, value, like.options());
+}
+
+static const char *th_layout_name(DNNFramesLayout layout)
+{
+    switch (layout) {
+    case DNN_FRAMES_PAIR:     return "a pair";
+    case DNN_FRAMES_STACKED:  return "stacked channels";
+    case DNN_FRAMES_SEQUENCE: return "a sequence";
+    }
+    return "?";
+}
+
+/** After a failed forward(): what the model was given, which names the options that decide it. */
+static void th_log_frames_given(const std::vector<torch::jit::IValue> &inputs,
+                                const THFramesInput &how, size_t nb_frames, void *log_ctx)
+{
+    std::string shapes;
+
+    for (const auto &input : inputs) {
+        std::ostringstream shape;
+        shape << input.toTensor().sizes();
+        shapes += (shapes.empty() ? "" : ", ") + shape.str();
+    }
+    av_log(log_ctx, AV_LOG_ERROR, "The model was given %zu frame%s as %s%s: forward(%s)\n",
+           nb_frames, nb_frames > 1 ? "s" : "", th_layout_name(how.layout),
+           how.sigma >= 0 ? (how.sigma_plane ? " and a sigma plane" : " and a 0-D sigma") : "",
+           shapes.c_str());
+}
+
+int th_frames_forward(torch::jit::Module *model, const std::vector<torch::Tensor> &frames,
+                      const THFramesInput &how, torch::Tensor *output, float *score,
+                      void *log_ctx)
 {
     std::vector<torch::jit::IValue> inputs;
     c10::IValue result;
 
     *score = -1.0f;
-    if (earlier.sizes() != later.sizes()) {
-        av_log(log_ctx, AV_LOG_ERROR, "The two frames of a pair differ in size\n");
-        return AVERROR(EINVAL);
-    }
-    if (scene > 0) {
-        // one reduction on the frames' device; the value decides on the host
-        *score = (earlier.to(torch::kFloat32) - later.to(torch::kFloat32)).abs().mean().item<float>();
-        if (*score > scene) {
-            *output = earlier;
-            return 0;
+    for (const auto &frame : frames) {
+        if (frame.sizes() != frames[0].sizes()) {
+            av_log(log_ctx, AV_LOG_ERROR, "The frames of one input of the model differ in size\n");
+            return AVERROR(EINVAL);
         }
     }
-    inputs.push_back(earlier);
-    inputs.push_back(later);
-    inputs.push_back(torch::full({}, t, earlier.options()));
-    result = model->forward(inputs);
+    switch (how.layout) {
+    case DNN_FRAMES_PAIR:
+        if (how.scene > 0) {
+            // one reduction on the frames' device; the value decides on the host
+            *score = (frames[0].to(torch::kFloat32) - frames[1].to(torch::kFloat32)).abs().mean().item<float>();
+            if (*score > how.scene) {
+                *output = frames[0];
+                return 0;
+            }
+        }
+        inputs.push_back(frames[0]);
+        inputs.push_back(frames[1]);
+        inputs.push_back(th_scalar_input(how.t, how.t_plane, frames[0]));
+        break;
+    case DNN_FRAMES_STACKED:
+        inputs.push_back(frames.size() == 1 ? frames[0] : torch::cat(frames, 1));
+        break;
+    case DNN_FRAMES_SEQUENCE:
+        inputs.push_back(torch::stack(frames, 1));
+        break;
+    }
+    if (how.sigma >= 0)
+        inputs.push_back(th_scalar_input(how.sigma, how.sigma_plane, frames[0]));
+
+    try {
+        result = model->forward(inputs);
+    } catch (const std::exception &e) {
+        th_log_exception(log_ctx, "Model inference failed", e);
+        th_log_frames_given(inputs, how, frames.size(), log_ctx);
+        return AVERROR_EXTERNAL;
+    }
     if (!result.isTensor()) {
-        av_log(log_ctx, AV_LOG_ERROR, "The model returned a %s, not a tensor: dnn_interpolate "
-               "needs forward(earlier, later, t) -> frame\n", result.tagKind().c_str());
+        av_log(log_ctx, AV_LOG_ERROR, "The model returned a %s, not a tensor: %s\n",
+               result.tagKind().c_str(), how.layout == DNN_FRAMES_PAIR ?
+               "dnn_interpolate needs forward(earlier, later, t) -> frame" :
+               "dnn_processing needs forward(window) -> frame");
         return AVERROR(EINVAL);
     }
     *output = result.toTensor();

@@ -20,14 +20,17 @@
 
 /**
  * @file
- * Pairs of frames for the LibTorch backend (dnn_interpolate): the model's
- * forward(earlier, later, t), the frames converted once each, and the
- * scene-cut score that makes a pair repeat its earlier frame.
+ * Models of several frames for the LibTorch backend (DFT_PROCESS_FRAMES):
+ * a pair and a time (dnn_interpolate), a window of neighbours
+ * (dnn_processing frames=N), an extra input such as a noise level; the
+ * frames converted once each, and the scene-cut score that makes a pair
+ * repeat its earlier frame.
  */
 
 #ifndef AVFILTER_DNN_DNN_BACKEND_TORCH_TEMPORAL_H
 #define AVFILTER_DNN_DNN_BACKEND_TORCH_TEMPORAL_H
 
+#include <vector>
 #include <torch/torch.h>
 #include <torch/script.h>
 
@@ -36,31 +39,47 @@ extern "C" {
 }
 
 /**
- * The last two frames as the model takes them (converted, on its device, in
- * its precision), by the ids the filter gave them: a pair shares its later
- * frame with the next pair, and a pair gives several output times.
+ * The frames of the last input as the model takes them (converted, on its
+ * device, in its precision), by the ids the filter gave them: a window
+ * shares all but one of its frames with the next, and a pair its later
+ * frame with the next pair (and gives several output times).
  */
 class THFrameCache {
 public:
     /** The tensor of id, or an undefined one. */
     torch::Tensor find(int64_t id) const;
-    /** Keep tensor as id, in place of the entry that is not keep_id. */
-    void store(int64_t id, const torch::Tensor &tensor, int64_t keep_id);
-    void clear();
+    /** Keep tensor as id (id < 0: not kept). */
+    void store(int64_t id, const torch::Tensor &tensor);
+    /** Forget every frame but those of ids[0..nb-1]. */
+    void retain(const int64_t *ids, int nb);
 
 private:
-    int64_t ids[2] = { -1, -1 };
-    torch::Tensor tensors[2];
+    std::vector<std::pair<int64_t, torch::Tensor>> entries;
 };
 
+/** How the frames of one input go to the model, and what comes with them. */
+struct THFramesInput {
+    DNNFramesLayout layout;
+    float t;            ///< DNN_FRAMES_PAIR
+    bool t_plane;
+    float scene;        ///< DNN_FRAMES_PAIR, > 0: the scene-cut threshold
+    float sigma;        ///< >= 0: an input after the frames
+    bool sigma_plane;
+};
+
+THFramesInput th_frames_input(const DnnContext *ctx, float t, float scene);
+
 /**
- * forward(earlier, later, t) of model into *output, with t a 0-D tensor of
- * the inputs' dtype on their device.  With scene > 0, the mean absolute
- * difference of the two frames is computed first (*score); above scene the
- * output is the earlier frame and the model does not run.
+ * The model's forward() of frames into *output, as how says:
+ * forward(earlier, later, t[, sigma]) for a pair, forward(window[, sigma])
+ * with the window 1 x N*C x H x W (stacked) or 1 x N x C x H x W
+ * (sequence).  t and sigma are 0-D tensors or 1x1xHxW planes of the
+ * frames' dtype on their device.  For a pair with scene > 0, the mean
+ * absolute difference of the two frames is computed first (*score); above
+ * scene the output is the earlier frame and the model does not run.
  */
-int th_temporal_forward(torch::jit::Module *model, const torch::Tensor &earlier,
-                        const torch::Tensor &later, float t, float scene,
-                        torch::Tensor *output, float *score, void *log_ctx);
+int th_frames_forward(torch::jit::Module *model, const std::vector<torch::Tensor> &frames,
+                      const THFramesInput &how, torch::Tensor *output, float *score,
+                      void *log_ctx);
 
 #endif /* AVFILTER_DNN_DNN_BACKEND_TORCH_TEMPORAL_H */

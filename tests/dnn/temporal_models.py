@@ -3,6 +3,7 @@
 
     temporal_models.py make OUTDIR
     temporal_models.py reference MODEL IN.raw IN.crc OUT.crc MODE SCENE OUT.raw
+    temporal_models.py window MODEL IN.raw IN.crc OUT.crc FRAMES WINDOW SIGMA SIGMA_PLANE OUT.raw
 
 make writes ifnet.pt: a small network shaped like RIFE's IFNet (a flow
 network at half resolution that sees both frames and t, warps each frame
@@ -16,6 +17,21 @@ timestamps); MODE is "factor=N" or "fps=NUM/DEN"; SCENE the scene-cut
 threshold (0: off).  It writes the frames dnn_interpolate must make to
 OUT.raw, and prints whether the output's timestamps are the expected ones
 (exact, from fractions) and how many frames each has.
+
+make also writes the models of a window of frames (dnn_processing's
+frames, window and sigma options), with fixed random weights:
+fastdvd.pt, shaped like FastDVDnet (5 frames on the channels and a noise
+map: a first stage denoises each 3 neighbouring frames, a second stage the
+three results); sequence.pt, shaped like EDVR's or BasicVSR's input (3
+frames as 1 x N x C x H x W, a 0-D sigma: a convolution across time);
+dpir.pt, shaped like DPIR (one frame and a noise map).
+
+window runs MODEL in eager PyTorch as dnn_processing should with
+frames=FRAMES, window=WINDOW (stacked or sequence), sigma=SIGMA (-1: none)
+and sigma_plane=SIGMA_PLANE: the window of each frame centred on it, the
+first and last frames replicated at the edges.  It writes the frames
+dnn_processing must make to OUT.raw and says whether the output has the
+input's frame count and timestamps.
 """
 import sys
 import warnings
@@ -65,13 +81,82 @@ class IFNetTiny(torch.nn.Module):
         return mask * warped_earlier + (1 - mask) * warped_later
 
 
-def make(outdir):
-    torch.manual_seed(17)
-    model = IFNetTiny().eval()
+def block(inputs: int, outputs: int, features: int = 16) -> torch.nn.Sequential:
+    return torch.nn.Sequential(
+        torch.nn.Conv2d(inputs, features, 3, 1, 1), torch.nn.ReLU(),
+        torch.nn.Conv2d(features, features, 3, 1, 1), torch.nn.ReLU(),
+        torch.nn.Conv2d(features, outputs, 3, 1, 1))
+
+
+class DenoiseStage(torch.nn.Module):
+    """One of FastDVDnet's stages: 3 frames and the noise map give the
+    centre frame, less the noise the network sees."""
+
+    def __init__(self, channels: int = 3):
+        super().__init__()
+        self.channels = channels
+        self.net = block(3 * channels + 1, channels)
+
+    def forward(self, frames: torch.Tensor, noise_map: torch.Tensor) -> torch.Tensor:
+        centre = frames[:, self.channels:2 * self.channels]
+        return centre - self.net(torch.cat((frames, noise_map), 1))
+
+
+class FastDVDTiny(torch.nn.Module):
+    """FastDVDnet's two stages at a test's size: forward(window, noise_map)
+    with the window 1 x 5*3 x H x W and the noise map 1 x 1 x H x W."""
+
+    def __init__(self, channels: int = 3):
+        super().__init__()
+        self.channels = channels
+        self.stage1 = DenoiseStage(channels)
+        self.stage2 = DenoiseStage(channels)
+
+    def forward(self, window: torch.Tensor, noise_map: torch.Tensor) -> torch.Tensor:
+        c = self.channels
+        first = [self.stage1(window[:, k * c:(k + 3) * c], noise_map) for k in range(3)]
+        return self.stage2(torch.cat(first, 1), noise_map)
+
+
+class SequenceTiny(torch.nn.Module):
+    """A window as a sequence, 1 x N x C x H x W, and a 0-D sigma: a
+    convolution across time and space, then a residual on the centre frame."""
+
+    def __init__(self, frames: int = 3, channels: int = 3, features: int = 8):
+        super().__init__()
+        self.across = torch.nn.Conv3d(channels, features, (frames, 3, 3), padding=(0, 1, 1))
+        self.out = torch.nn.Conv2d(features, channels, 3, 1, 1)
+
+    def forward(self, window: torch.Tensor, sigma: torch.Tensor) -> torch.Tensor:
+        x = self.across(window.permute(0, 2, 1, 3, 4)).squeeze(2)
+        centre = window[:, window.shape[1] // 2]
+        return centre - sigma.to(window.dtype) * self.out(torch.relu(x))
+
+
+class DPIRTiny(torch.nn.Module):
+    """DPIR's input at a test's size: one frame and a noise map."""
+
+    def __init__(self, channels: int = 3):
+        super().__init__()
+        self.net = block(channels + 1, channels)
+
+    def forward(self, frame: torch.Tensor, noise_map: torch.Tensor) -> torch.Tensor:
+        return frame - self.net(torch.cat((frame, noise_map), 1))
+
+
+def randomised(model: torch.nn.Module, scale: float) -> torch.nn.Module:
     with torch.no_grad():
         for p in model.parameters():
-            p.copy_(torch.randn_like(p) * 0.2)
-    torch.jit.script(model).save(outdir + "/ifnet.pt")
+            p.copy_(torch.randn_like(p) * scale)
+    return model.eval()
+
+
+def make(outdir):
+    torch.manual_seed(17)
+    torch.jit.script(randomised(IFNetTiny(), 0.2)).save(outdir + "/ifnet.pt")
+    torch.jit.script(randomised(FastDVDTiny(), 0.04)).save(outdir + "/fastdvd.pt")
+    torch.jit.script(randomised(SequenceTiny(), 0.1)).save(outdir + "/sequence.pt")
+    torch.jit.script(randomised(DPIRTiny(), 0.05)).save(outdir + "/dpir.pt")
 
 
 def read_crc(path):
@@ -154,11 +239,51 @@ def reference(model_path, inp, in_crc, out_crc, mode, scene, out):
         sys.exit(1)
 
 
+def read_pictures(inp, in_crc):
+    """The rgb24 frames of IN.raw as uint8 H x W x 3 and as float 1 x 3 x H x W."""
+    w, h = (int(v) for v in open(in_crc).read().split("#dimensions 0:")[1].split()[0].split("x"))
+    data = open(inp, "rb").read()
+    count = len(data) // (w * h * 3)
+    pictures = torch.frombuffer(bytearray(data), dtype=torch.uint8).view(count, h, w, 3)
+    return pictures, [p.permute(2, 0, 1).unsqueeze(0).float() / 255.0 for p in pictures]
+
+
+def window(model_path, inp, in_crc, out_crc, frames, layout, sigma, sigma_plane, out):
+    model = torch.jit.load(model_path).eval()
+    tb_in, frames_in = read_crc(in_crc)
+    tb_out, frames_out = read_crc(out_crc)
+    pictures, tensors = read_pictures(inp, in_crc)
+    count = len(tensors)
+    assert count == len(frames_in), (count, len(frames_in))
+    radius = frames // 2
+    with open(out, "wb") as f, torch.no_grad():
+        for i in range(count):
+            neighbours = [tensors[min(max(i + k, 0), count - 1)] for k in range(-radius, radius + 1)]
+            if layout == "stacked":
+                inputs = [torch.cat(neighbours, 1)]
+            else:
+                inputs = [torch.stack(neighbours, 1)]
+            if sigma >= 0:
+                h, w = tensors[0].shape[-2:]
+                inputs.append(torch.full((1, 1, h, w) if sigma_plane else (), sigma))
+            y = (model(*inputs).clamp(0, 1) * 255.0).round().to(torch.uint8)
+            f.write(y[0].permute(1, 2, 0).contiguous().numpy().tobytes())
+    print("input frames: %d, output frames: %d" % (count, len(frames_out)))
+    same = tb_out == tb_in and frames_out == frames_in
+    print("timestamps and durations as the input's: %s" % ("yes" if same else "no"))
+    if not same:
+        print("input %s %s, output %s %s" % (tb_in, frames_in, tb_out, frames_out), file=sys.stderr)
+        sys.exit(1)
+
+
 if __name__ == "__main__":
     if len(sys.argv) == 3 and sys.argv[1] == "make":
         make(sys.argv[2])
     elif len(sys.argv) == 9 and sys.argv[1] == "reference":
         reference(sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5], sys.argv[6],
                   float(sys.argv[7]), sys.argv[8])
+    elif len(sys.argv) == 11 and sys.argv[1] == "window":
+        window(sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5], int(sys.argv[6]), sys.argv[7],
+               float(sys.argv[8]), sys.argv[9] == "1", sys.argv[10])
     else:
         sys.exit(__doc__)

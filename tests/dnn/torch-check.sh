@@ -22,6 +22,12 @@
 #       (tests/dnn/temporal_models.py reference); print the frame counts,
 #       whether the timestamps are exactly the expected ones, and whether
 #       the PSNR is at least MIN_DB.  LAYOUT: as CUDA frames of that layout
+#   torch-check.sh window BUILDDIR PYTHON MODEL SOURCE FRAMES WINDOW SIGMA SIGMA_PLANE MIN_DB [LAYOUT]
+#       run dnn_processing with those options on the rgb24 frames of SOURCE,
+#       and the same model in eager PyTorch on each frame's window
+#       (tests/dnn/temporal_models.py window); print whether the output has
+#       the input's frames and timestamps, and whether the PSNR is at least
+#       MIN_DB.  LAYOUT: as CUDA frames of that layout
 #   torch-check.sh compare BUILDDIR MIN_DB[/BYTES] ARGS_A -- ARGS_B
 #       run two ffmpeg pipelines that write the same raw format to stdout and
 #       print whether their output is identical (MIN_DB "exact") or close;
@@ -190,6 +196,34 @@ interpolate)
             -y "$tmp.out.crc" || exit 1
     "$python" "$src/tests/dnn/temporal_models.py" reference "$model" "$tmp.in" "$tmp.in.crc" \
         "$tmp.out.crc" "$mode" "$scene" "$tmp.ref" || exit 1
+    compare_raw "$tmp.ref" "$tmp.out" "$min_db"
+    status=$?
+    rm -f "$tmp.in" "$tmp.out" "$tmp.ref" "$tmp.in.crc" "$tmp.out.crc"
+    exit $status
+    ;;
+window)
+    # dnn_processing with a window of frames (and sigma) on rgb24 frames of
+    # SOURCE (LAYOUT: as CUDA frames of that layout) against the same model
+    # in eager PyTorch (tests/dnn/temporal_models.py window): the input's
+    # frame count and timestamps, PSNR
+    build=$1 python=$2 model=$3 source=$4 frames=$5 window=$6 sigma=$7 plane=$8 min_db=$9 layout=${10:-}
+    tmp=tests/data/fate/dnn-torch-window.$$
+    ff="$build/ffmpeg -nostdin -nostats -hide_banner -v error"
+    filter="dnn_processing=dnn_backend=torch:model=$model:frames=$frames:window=$window:sigma=$sigma:sigma_plane=$plane"
+    hw=
+    if [ -n "$layout" ]; then
+        hw="-init_hw_device cuda=cu -filter_hw_device cu"
+        filter="format=$layout,hwupload,$filter,hwdownload,format=$layout,format=rgb24"
+    fi
+    pass="-fps_mode passthrough"
+    # shellcheck disable=SC2086 # $ff, $hw and $pass are word lists
+    $ff -f lavfi -i "$source,format=rgb24" $pass -f rawvideo -y "$tmp.in" &&
+        $ff -f lavfi -i "$source,format=rgb24" $pass -c:v rawvideo -f framecrc -y "$tmp.in.crc" &&
+        $ff $hw -f lavfi -i "$source,format=rgb24" -vf "$filter" $pass -f rawvideo -y "$tmp.out" &&
+        $ff $hw -f lavfi -i "$source,format=rgb24" -vf "$filter" $pass -c:v rawvideo -f framecrc \
+            -y "$tmp.out.crc" || exit 1
+    "$python" "$src/tests/dnn/temporal_models.py" window "$model" "$tmp.in" "$tmp.in.crc" \
+        "$tmp.out.crc" "$frames" "$window" "$sigma" "$plane" "$tmp.ref" || exit 1
     compare_raw "$tmp.ref" "$tmp.out" "$min_db"
     status=$?
     rm -f "$tmp.in" "$tmp.out" "$tmp.ref" "$tmp.in.crc" "$tmp.out.crc"

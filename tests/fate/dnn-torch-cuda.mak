@@ -64,6 +64,26 @@ endef
 $(eval $(call FATE_DNN_TORCH_CUDA_INTERPOLATE,nv12,nv12,45))
 $(eval $(call FATE_DNN_TORCH_CUDA_INTERPOLATE,p010le,yuv420p,40))
 
+# dnn_processing with a window of frames on CUDA frames, each converted once
+# and kept on the device: rgb0 against the model in eager PyTorch (the
+# input's timestamps, >= 50 dB); nv12 and p010 against the same filter on
+# frames in system memory, as for dnn_interpolate
+FATE_DNN_TORCH_CUDA += fate-dnn-torch-cuda-window-rgb0
+fate-dnn-torch-cuda-window-rgb0: $(DNN_TORCH_IFNET)
+fate-dnn-torch-cuda-window-rgb0: CMD = $(DNN_TORCH_CHECK) window $(TARGET_PATH) $(TORCH_PYTHON) \
+    $(DNN_TORCH_DIR)/fastdvd.pt "testsrc2=s=63x47:r=25:d=0.4" 5 stacked 0.1 1 50 rgb0
+define FATE_DNN_TORCH_CUDA_WINDOW
+FATE_DNN_TORCH_CUDA += fate-dnn-torch-cuda-window-$(1)
+fate-dnn-torch-cuda-window-$(1): $(DNN_TORCH_IFNET)
+fate-dnn-torch-cuda-window-$(1): CMD = $$(DNN_TORCH_CHECK) compare $(TARGET_PATH) $(3) \
+    $$(DNN_TORCH_CUDA_DEV) -f lavfi -i testsrc2=s=64x48:r=25:d=0.4,format=$(2),format=$(1) \
+    -vf hwupload,dnn_processing=dnn_backend=torch:model=$$(DNN_TORCH_DIR)/sequence.pt:frames=3:window=sequence:sigma=0.5:sigma_plane=0:yuv_input=rgb,hwdownload,format=$(1),format=$(2) -- \
+    -f lavfi -i testsrc2=s=64x48:r=25:d=0.4,format=$(2) \
+    -vf dnn_processing=dnn_backend=torch:model=$$(DNN_TORCH_DIR)/sequence.pt:frames=3:window=sequence:sigma=0.5:sigma_plane=0:yuv_input=rgb
+endef
+$(eval $(call FATE_DNN_TORCH_CUDA_WINDOW,nv12,nv12,45))
+$(eval $(call FATE_DNN_TORCH_CUDA_WINDOW,p010le,yuv420p,40))
+
 # NVDEC: an MPEG-2 clip made by FFmpeg's own encoder, decoded to nv12 CUDA
 # frames.  One meaning for YUV: the same graph on the frames downloaded to
 # system memory gives the same picture, in both yuv_input modes (RGB made

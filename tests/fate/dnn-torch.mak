@@ -420,6 +420,41 @@ fate-dnn-torch-interpolate-error-pt2: CMD = $(DNN_TORCH_CHECK) error $(TARGET_PA
 $(FATE_DNN_TORCH_INTERPOLATE): $(DNN_TORCH_IFNET)
 FATE_DNN_TORCH += $(FATE_DNN_TORCH_INTERPOLATE)
 
+# dnn_processing with a window of frames and sigma (temporal_models.py make
+# writes these models with ifnet.pt): shaped like FastDVDnet (5 frames on
+# the channels and a noise map), like EDVR's input (3 frames in a sequence
+# and a 0-D sigma) and like DPIR (one frame and a noise map), against the
+# same model in eager PyTorch on each frame's window (>= 50 dB), with the
+# input's frame count and timestamps: edges replicated (4 frames, and a
+# single frame, in a window of 5), variable frame rate input, odd sizes.
+define FATE_DNN_TORCH_WINDOW_TEST
+FATE_DNN_TORCH_WINDOW += fate-dnn-torch-window-$(1)
+fate-dnn-torch-window-$(1): CMD = $$(DNN_TORCH_CHECK) window $(TARGET_PATH) $(TORCH_PYTHON) \
+    $$(DNN_TORCH_DIR)/$(2) "$(3)" $(4) $(5) $(6) $(7) 50
+endef
+$(eval $(call FATE_DNN_TORCH_WINDOW_TEST,fastdvd,fastdvd.pt,testsrc2=s=64x48:r=25:d=0.4,5,stacked,0.1,1))
+$(eval $(call FATE_DNN_TORCH_WINDOW_TEST,fastdvd-four-frames,fastdvd.pt,testsrc2=s=63x47:r=25:d=0.16,5,stacked,0.05,1))
+$(eval $(call FATE_DNN_TORCH_WINDOW_TEST,fastdvd-one-frame,fastdvd.pt,testsrc2=s=64x48:r=25:d=0.04,5,stacked,0.05,1))
+$(eval $(call FATE_DNN_TORCH_WINDOW_TEST,sequence-vfr,sequence.pt,testsrc2=s=64x48:r=25:d=0.4$(DNN_TORCH_COMMA)setpts=N*N/TB,3,sequence,0.5,0))
+$(eval $(call FATE_DNN_TORCH_WINDOW_TEST,dpir,dpir.pt,testsrc2=s=64x48:r=25:d=0.2,1,stacked,0.1,1))
+# errors: an even window, a model of 5 frames given 3, a .pt2 package
+FATE_DNN_TORCH_WINDOW += fate-dnn-torch-window-error-even
+fate-dnn-torch-window-error-even: CMD = $(DNN_TORCH_CHECK) fails "odd number of frames" $(TARGET_PATH)/ffmpeg \
+    -f lavfi -i testsrc2=s=64x48:r=25:d=0.2,format=rgb24 \
+    -vf dnn_processing=dnn_backend=torch:model=$(DNN_TORCH_DIR)/fastdvd.pt:frames=4:sigma=0.1 -f null -
+FATE_DNN_TORCH_WINDOW += fate-dnn-torch-window-error-frames
+fate-dnn-torch-window-error-frames: CMD = $(DNN_TORCH_CHECK) fails \
+    "The model was given 3 frames as stacked channels and a sigma plane: forward(\[1, 9, 48, 64\], \[1, 1, 48, 64\])" \
+    $(TARGET_PATH)/ffmpeg -f lavfi -i testsrc2=s=64x48:r=25:d=0.2,format=rgb24 \
+    -vf dnn_processing=dnn_backend=torch:model=$(DNN_TORCH_DIR)/fastdvd.pt:frames=3:sigma=0.1 -f null -
+FATE_DNN_TORCH_WINDOW += fate-dnn-torch-window-error-pt2
+fate-dnn-torch-window-error-pt2: $(DNN_TORCH_PT2_STAMP)
+fate-dnn-torch-window-error-pt2: CMD = $(DNN_TORCH_CHECK) fails "not .pt2 packages" $(TARGET_PATH)/ffmpeg \
+    -f lavfi -i testsrc2=s=64x48:r=25:d=0.2,format=rgb24 \
+    -vf dnn_processing=dnn_backend=torch:model=$(DNN_TORCH_DIR)/conv.pt2:frames=3 -f null -
+$(FATE_DNN_TORCH_WINDOW): $(DNN_TORCH_IFNET)
+FATE_DNN_TORCH += $(FATE_DNN_TORCH_WINDOW)
+
 # The models are made at test time by a Python with torch.  A build host
 # without one (a distribution building against a C++-only LibTorch) skips
 # these tests, and says so, rather than failing them; "make check" then

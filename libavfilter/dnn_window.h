@@ -1,0 +1,66 @@
+/*
+ * Copyright (c) 2026 the FFmpeg DNN CUDA fork developers
+ *
+ * This file is part of FFmpeg.
+ *
+ * FFmpeg is free software; you can redistribute it and/or
+ * modify it under the terms of the GNU Lesser General Public
+ * License as published by the Free Software Foundation; either
+ * version 2.1 of the License, or (at your option) any later version.
+ *
+ * FFmpeg is distributed in the hope that it will be useful,
+ * but WITHOUT ANY WARRANTY; without even the implied warranty of
+ * MERCHANTABILITY or FITNESS FOR A PARTICULAR PURPOSE.  See the GNU
+ * Lesser General Public License for more details.
+ *
+ * You should have received a copy of the GNU Lesser General Public
+ * License along with FFmpeg; if not, write to the Free Software
+ * Foundation, Inc., 51 Franklin Street, Fifth Floor, Boston, MA 02110-1301 USA
+ */
+
+/**
+ * @file
+ * A sliding window of frames for dnn_processing's frames=N: the output of
+ * each input frame is made of the N frames centred on it, the edges of the
+ * stream replicated.  The window keeps references to the frames it still
+ * needs and names each by its position in the stream, the id with which the
+ * backend keeps it converted.
+ */
+
+#ifndef AVFILTER_DNN_WINDOW_H
+#define AVFILTER_DNN_WINDOW_H
+
+#include <stdint.h>
+
+#include "libavutil/frame.h"
+#include "dnn_interface.h"
+
+typedef struct DNNWindow {
+    int size;                             ///< N, odd
+    AVFrame *frames[DNN_FRAMES_MAX];      ///< from the oldest still needed on
+    int nb_frames;
+    int64_t first_id;                     ///< the id of frames[0]
+    int64_t centre_id;                    ///< the id of the next output's centre frame
+} DNNWindow;
+
+/** An empty window of size frames. */
+void ff_dnn_window_init(DNNWindow *window, int size);
+
+/** Add the next frame of the stream; the window owns it from here. */
+int ff_dnn_window_push(DNNWindow *window, AVFrame *frame);
+
+/**
+ * The next output's window, if its frames are there (or the stream has
+ * ended: eof): its size frames into frames and their ids into ids, the
+ * centre frame (still the window's) into *centre.  Returns 1 if there was
+ * one, then ff_dnn_window_advance() must follow; 0 if not.
+ */
+int ff_dnn_window_next(const DNNWindow *window, int eof, AVFrame **frames, int64_t *ids,
+                       AVFrame **centre);
+
+/** Go on to the next output, and let go of the frames it does not need. */
+void ff_dnn_window_advance(DNNWindow *window);
+
+void ff_dnn_window_uninit(DNNWindow *window);
+
+#endif /* AVFILTER_DNN_WINDOW_H */
