@@ -186,7 +186,7 @@ static int output_frame(AVFilterContext *context, AVFrame *later, int64_t later_
         }
         frames[0] = in_frame;
         frames[1] = later;
-        ret = ff_dnn_execute_model_frames(&ctx->dnnctx, in_frame, frames, ids, t, ctx->scene, out);
+        ret = ff_dnn_execute_model_frames(&ctx->dnnctx, in_frame, frames, ids, t, ctx->scene, 0, out);
         if (ret != 0)
             return ret < 0 ? ret : AVERROR(EIO); // the backend has logged why
         status = ff_dnn_get_result(&ctx->dnnctx, &in_frame, &out_frame);

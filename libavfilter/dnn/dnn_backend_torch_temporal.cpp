@@ -58,7 +58,7 @@ void THFrameCache::retain(const int64_t *ids, int nb)
                                  }), entries.end());
 }
 
-THFramesInput th_frames_input(const DnnContext *ctx, float t, float scene)
+THFramesInput th_frames_input(const DnnContext *ctx, float t, float scene, int reset, int64_t id)
 {
     THFramesInput how;
 
@@ -68,6 +68,8 @@ THFramesInput th_frames_input(const DnnContext *ctx, float t, float scene)
     how.scene       = scene;
     how.sigma       = ctx->sigma;
     how.sigma_plane = ctx->sigma_plane;
+    how.reset       = reset;
+    how.keep_state  = id >= 0;
     return how;
 }
 
@@ -85,6 +87,7 @@ static const char *th_layout_name(DNNFramesLayout layout)
     case DNN_FRAMES_PAIR:     return "a pair";
     case DNN_FRAMES_STACKED:  return "stacked channels";
     case DNN_FRAMES_SEQUENCE: return "a sequence";
+    case DNN_FRAMES_RECURRENT: return "a frame and a state";
     }
     return "?";
 }
@@ -97,7 +100,10 @@ static void th_log_frames_given(const std::vector<torch::jit::IValue> &inputs,
 
     for (const auto &input : inputs) {
         std::ostringstream shape;
-        shape << input.toTensor().sizes();
+        if (input.isNone())
+            shape << "None";
+        else
+            shape << input.toTensor().sizes();
         shapes += (shapes.empty() ? "" : ", ") + shape.str();
     }
     av_log(log_ctx, AV_LOG_ERROR, "The model was given %zu frame%s as %s%s: forward(%s)\n",
@@ -106,9 +112,54 @@ static void th_log_frames_given(const std::vector<torch::jit::IValue> &inputs,
            shapes.c_str());
 }
 
+/** The mean absolute difference of a and b, computed on their device. */
+static float th_scene_score(const torch::Tensor &a, const torch::Tensor &b)
+{
+    // one reduction on the frames' device; the value decides on the host
+    return (a.to(torch::kFloat32) - b.to(torch::kFloat32)).abs().mean().item<float>();
+}
+
+/**
+ * The state of a recurrent model for frame: none after a reset, at a
+ * scene cut or a change of size; the frame is kept for the next score.
+ */
+static c10::IValue th_recurrent_state(THFrameCache *cache, const torch::Tensor &frame,
+                                      const THFramesInput &how, float *score)
+{
+    bool start_again = how.reset || !cache->previous.defined() ||
+                       cache->previous.sizes() != frame.sizes();
+
+    if (!start_again && how.scene > 0) {
+        *score = th_scene_score(cache->previous, frame);
+        start_again = *score > how.scene;
+    }
+    if (how.keep_state)
+        cache->previous = frame;
+    if (start_again || !cache->state.defined())
+        return c10::IValue();
+    return cache->state;
+}
+
+/** A recurrent model's (frame, state): the frame into *output, the state kept for the next. */
+static int th_recurrent_output(const c10::IValue &result, const THFramesInput &how,
+                               THFrameCache *cache, torch::Tensor *output, void *log_ctx)
+{
+    if (!result.isTuple() || result.toTupleRef().elements().size() != 2 ||
+        !result.toTupleRef().elements()[0].isTensor() ||
+        !result.toTupleRef().elements()[1].isTensor()) {
+        av_log(log_ctx, AV_LOG_ERROR, "The model returned a %s: a recurrent model returns "
+               "(frame, state), two tensors\n", result.tagKind().c_str());
+        return AVERROR(EINVAL);
+    }
+    *output = result.toTupleRef().elements()[0].toTensor();
+    if (how.keep_state)
+        cache->state = result.toTupleRef().elements()[1].toTensor();
+    return 0;
+}
+
 int th_frames_forward(torch::jit::Module *model, const std::vector<torch::Tensor> &frames,
-                      const THFramesInput &how, torch::Tensor *output, float *score,
-                      void *log_ctx)
+                      const THFramesInput &how, THFrameCache *cache, torch::Tensor *output,
+                      float *score, void *log_ctx)
 {
     std::vector<torch::jit::IValue> inputs;
     c10::IValue result;
@@ -123,8 +174,7 @@ int th_frames_forward(torch::jit::Module *model, const std::vector<torch::Tensor
     switch (how.layout) {
     case DNN_FRAMES_PAIR:
         if (how.scene > 0) {
-            // one reduction on the frames' device; the value decides on the host
-            *score = (frames[0].to(torch::kFloat32) - frames[1].to(torch::kFloat32)).abs().mean().item<float>();
+            *score = th_scene_score(frames[0], frames[1]);
             if (*score > how.scene) {
                 *output = frames[0];
                 return 0;
@@ -140,6 +190,10 @@ int th_frames_forward(torch::jit::Module *model, const std::vector<torch::Tensor
     case DNN_FRAMES_SEQUENCE:
         inputs.push_back(torch::stack(frames, 1));
         break;
+    case DNN_FRAMES_RECURRENT:
+        inputs.push_back(frames[0]);
+        inputs.push_back(th_recurrent_state(cache, frames[0], how, score));
+        break;
     }
     if (how.sigma >= 0)
         inputs.push_back(th_scalar_input(how.sigma, how.sigma_plane, frames[0]));
@@ -151,6 +205,8 @@ int th_frames_forward(torch::jit::Module *model, const std::vector<torch::Tensor
         th_log_frames_given(inputs, how, frames.size(), log_ctx);
         return AVERROR_EXTERNAL;
     }
+    if (how.layout == DNN_FRAMES_RECURRENT)
+        return th_recurrent_output(result, how, cache, output, log_ctx);
     if (!result.isTensor()) {
         av_log(log_ctx, AV_LOG_ERROR, "The model returned a %s, not a tensor: %s\n",
                result.tagKind().c_str(), how.layout == DNN_FRAMES_PAIR ?

@@ -22,9 +22,10 @@
  * @file
  * Models of several frames for the LibTorch backend (DFT_PROCESS_FRAMES):
  * a pair and a time (dnn_interpolate), a window of neighbours
- * (dnn_processing frames=N), an extra input such as a noise level; the
- * frames converted once each, and the scene-cut score that makes a pair
- * repeat its earlier frame.
+ * (dnn_processing frames=N), a frame and the state a recurrent model
+ * carries (dnn_processing recurrent), an extra input such as a noise
+ * level; the frames converted once each, and the scene-cut score that
+ * makes a pair repeat its earlier frame and a recurrent model start again.
  */
 
 #ifndef AVFILTER_DNN_DNN_BACKEND_TORCH_TEMPORAL_H
@@ -39,10 +40,12 @@ extern "C" {
 }
 
 /**
- * The frames of the last input as the model takes them (converted, on its
- * device, in its precision), by the ids the filter gave them: a window
+ * What a model of several frames keeps from one input to the next: the
+ * frames of the last input as the model takes them (converted, on its
+ * device, in its precision), by the ids the filter gave them (a window
  * shares all but one of its frames with the next, and a pair its later
- * frame with the next pair (and gives several output times).
+ * frame with the next pair, and gives several output times); a recurrent
+ * model's state and previous frame.
  */
 class THFrameCache {
 public:
@@ -53,6 +56,9 @@ public:
     /** Forget every frame but those of ids[0..nb-1]. */
     void retain(const int64_t *ids, int nb);
 
+    torch::Tensor state;     ///< DNN_FRAMES_RECURRENT: undefined before the first frame
+    torch::Tensor previous;  ///< DNN_FRAMES_RECURRENT: the previous frame, for scene
+
 private:
     std::vector<std::pair<int64_t, torch::Tensor>> entries;
 };
@@ -62,24 +68,30 @@ struct THFramesInput {
     DNNFramesLayout layout;
     float t;            ///< DNN_FRAMES_PAIR
     bool t_plane;
-    float scene;        ///< DNN_FRAMES_PAIR, > 0: the scene-cut threshold
+    float scene;        ///< DNN_FRAMES_PAIR and _RECURRENT, > 0: the scene-cut threshold
+    bool reset;         ///< DNN_FRAMES_RECURRENT: start again from no state
+    bool keep_state;    ///< DNN_FRAMES_RECURRENT: false for the dry run of get_output
     float sigma;        ///< >= 0: an input after the frames
     bool sigma_plane;
 };
 
-THFramesInput th_frames_input(const DnnContext *ctx, float t, float scene);
+/** id: of the first frame (-1: the dry run, which changes no state). */
+THFramesInput th_frames_input(const DnnContext *ctx, float t, float scene, int reset, int64_t id);
 
 /**
  * The model's forward() of frames into *output, as how says:
  * forward(earlier, later, t[, sigma]) for a pair, forward(window[, sigma])
  * with the window 1 x N*C x H x W (stacked) or 1 x N x C x H x W
- * (sequence).  t and sigma are 0-D tensors or 1x1xHxW planes of the
- * frames' dtype on their device.  For a pair with scene > 0, the mean
- * absolute difference of the two frames is computed first (*score); above
- * scene the output is the earlier frame and the model does not run.
+ * (sequence), forward(frame, state[, sigma]) -> (frame, state) for a
+ * recurrent model, its state None at first and after a reset.  t and sigma
+ * are 0-D tensors or 1x1xHxW planes of the frames' dtype on their device.
+ * With scene > 0, the mean absolute difference of the two frames (of a
+ * pair; of this frame and the previous one of a recurrent model) is
+ * computed first (*score): above scene, a pair gives its earlier frame
+ * without running the model, and a recurrent model starts again.
  */
 int th_frames_forward(torch::jit::Module *model, const std::vector<torch::Tensor> &frames,
-                      const THFramesInput &how, torch::Tensor *output, float *score,
-                      void *log_ctx);
+                      const THFramesInput &how, THFrameCache *cache, torch::Tensor *output,
+                      float *score, void *log_ctx);
 
 #endif /* AVFILTER_DNN_DNN_BACKEND_TORCH_TEMPORAL_H */

@@ -4,6 +4,7 @@
     temporal_models.py make OUTDIR
     temporal_models.py reference MODEL IN.raw IN.crc OUT.crc MODE SCENE OUT.raw
     temporal_models.py window MODEL IN.raw IN.crc OUT.crc FRAMES WINDOW SIGMA SIGMA_PLANE OUT.raw
+    temporal_models.py recurrent MODEL IN.raw IN.crc OUT.crc SCENE RESETS OUT.raw
 
 make writes ifnet.pt: a small network shaped like RIFE's IFNet (a flow
 network at half resolution that sees both frames and t, warps each frame
@@ -24,7 +25,9 @@ fastdvd.pt, shaped like FastDVDnet (5 frames on the channels and a noise
 map: a first stage denoises each 3 neighbouring frames, a second stage the
 three results); sequence.pt, shaped like EDVR's or BasicVSR's input (3
 frames as 1 x N x C x H x W, a 0-D sigma: a convolution across time);
-dpir.pt, shaped like DPIR (one frame and a noise map).
+dpir.pt, shaped like DPIR (one frame and a noise map); recurrent.pt, a
+small recurrent 2x super-resolution net (forward(frame, state) -> (frame,
+state), the state None at first).
 
 window runs MODEL in eager PyTorch as dnn_processing should with
 frames=FRAMES, window=WINDOW (stacked or sequence), sigma=SIGMA (-1: none)
@@ -32,10 +35,18 @@ and sigma_plane=SIGMA_PLANE: the window of each frame centred on it, the
 first and last frames replicated at the edges.  It writes the frames
 dnn_processing must make to OUT.raw and says whether the output has the
 input's frame count and timestamps.
+
+recurrent runs MODEL in eager PyTorch as dnn_processing should with
+recurrent=1 and scene=SCENE: the state carried from frame to frame, and
+None again at the frames RESETS (a comma list, "-" for none: where the
+input's timestamps go back, which a framecrc listing does not show) or,
+with SCENE > 0, where the frame differs from the one before by more than
+SCENE.
 """
 import sys
 import warnings
 from fractions import Fraction
+from typing import Optional
 
 warnings.filterwarnings("ignore")
 import torch  # noqa: E402
@@ -133,6 +144,26 @@ class SequenceTiny(torch.nn.Module):
         return centre - sigma.to(window.dtype) * self.out(torch.relu(x))
 
 
+class RecurrentTiny(torch.nn.Module):
+    """A recurrent 2x super-resolution net: the features of the frame and
+    of the state the previous frame left give the frame and the next state."""
+
+    def __init__(self, channels: int = 3, features: int = 8):
+        super().__init__()
+        self.features = features
+        self.body = block(channels + features, 4 * channels + features, 16)
+
+    def forward(self, frame: torch.Tensor, state: Optional[torch.Tensor]):
+        n, _, h, w = frame.shape
+        if state is None:
+            state = torch.zeros(n, self.features, h, w, dtype=frame.dtype, device=frame.device)
+        y = self.body(torch.cat((frame, state), 1))
+        c = frame.shape[1]
+        up = F.interpolate(frame, scale_factor=2.0, mode="nearest")
+        out = up + 0.5 * F.pixel_shuffle(y[:, :4 * c], 2)
+        return out, torch.tanh(state + y[:, 4 * c:])
+
+
 class DPIRTiny(torch.nn.Module):
     """DPIR's input at a test's size: one frame and a noise map."""
 
@@ -157,6 +188,7 @@ def make(outdir):
     torch.jit.script(randomised(FastDVDTiny(), 0.04)).save(outdir + "/fastdvd.pt")
     torch.jit.script(randomised(SequenceTiny(), 0.1)).save(outdir + "/sequence.pt")
     torch.jit.script(randomised(DPIRTiny(), 0.05)).save(outdir + "/dpir.pt")
+    torch.jit.script(randomised(RecurrentTiny(), 0.1)).save(outdir + "/recurrent.pt")
 
 
 def read_crc(path):
@@ -276,6 +308,32 @@ def window(model_path, inp, in_crc, out_crc, frames, layout, sigma, sigma_plane,
         sys.exit(1)
 
 
+def recurrent(model_path, inp, in_crc, out_crc, scene, resets, out):
+    model = torch.jit.load(model_path).eval()
+    _, frames_in = read_crc(in_crc)
+    _, frames_out = read_crc(out_crc)
+    _, tensors = read_pictures(inp, in_crc)
+    starts = []
+    state = None
+    with open(out, "wb") as f, torch.no_grad():
+        for i, x in enumerate(tensors):
+            again = i == 0 or i in resets
+            if not again and scene > 0:
+                again = (tensors[i - 1] - x).abs().mean().item() > scene
+            if again:
+                state = None
+                starts.append(i)
+            y, state = model(x, state)
+            y = (y.clamp(0, 1) * 255.0).round().to(torch.uint8)
+            f.write(y[0].permute(1, 2, 0).contiguous().numpy().tobytes())
+    print("input frames: %d, output frames: %d" % (len(tensors), len(frames_out)))
+    print("frames that start from no state: %s" % starts)
+    same = [p for p, _ in frames_out] == [p for p, _ in frames_in]
+    print("timestamps as the input's: %s" % ("yes" if same else "no"))
+    if not same:
+        sys.exit(1)
+
+
 if __name__ == "__main__":
     if len(sys.argv) == 3 and sys.argv[1] == "make":
         make(sys.argv[2])
@@ -285,5 +343,9 @@ if __name__ == "__main__":
     elif len(sys.argv) == 11 and sys.argv[1] == "window":
         window(sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5], int(sys.argv[6]), sys.argv[7],
                float(sys.argv[8]), sys.argv[9] == "1", sys.argv[10])
+    elif len(sys.argv) == 9 and sys.argv[1] == "recurrent":
+        resets = [] if sys.argv[7] == "-" else [int(i) for i in sys.argv[7].split(",")]
+        recurrent(sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5], float(sys.argv[6]), resets,
+                  sys.argv[8])
     else:
         sys.exit(__doc__)

@@ -28,6 +28,13 @@
 #       (tests/dnn/temporal_models.py window); print whether the output has
 #       the input's frames and timestamps, and whether the PSNR is at least
 #       MIN_DB.  LAYOUT: as CUDA frames of that layout
+#   torch-check.sh recurrent BUILDDIR PYTHON MODEL SOURCE SCENE RESETS MIN_DB [LAYOUT]
+#       run dnn_processing recurrent=1:scene=SCENE on the rgb24 frames of
+#       SOURCE, and the same model in eager PyTorch, its state started again
+#       at the frames RESETS (where SOURCE's timestamps go back; "-": none)
+#       and at scene cuts (tests/dnn/temporal_models.py recurrent); print
+#       the frames that start from no state, whether the timestamps are the
+#       input's, and whether the PSNR is at least MIN_DB
 #   torch-check.sh compare BUILDDIR MIN_DB[/BYTES] ARGS_A -- ARGS_B
 #       run two ffmpeg pipelines that write the same raw format to stdout and
 #       print whether their output is identical (MIN_DB "exact") or close;
@@ -86,6 +93,27 @@ compare_raw() {
         echo "PSNR >= $3 dB: no ($psnr)"
         return 1
     fi
+}
+
+# filter_frames SOURCE FILTER LAYOUT TMP: the rgb24 frames of the lavfi graph
+# SOURCE into TMP.in and their framecrc listing into TMP.in.crc; through
+# FILTER (LAYOUT: as CUDA frames of that layout) into TMP.out and
+# TMP.out.crc; every frame as it comes, whatever its timestamp
+filter_frames() {
+    ff="$build/ffmpeg -nostdin -nostats -hide_banner -v error"
+    hw=""
+    filter=$2
+    if [ -n "$3" ]; then
+        hw="-init_hw_device cuda=cu -filter_hw_device cu"
+        filter="format=$3,hwupload,$filter,hwdownload,format=$3,format=rgb24"
+    fi
+    pass="-fps_mode passthrough"
+    # shellcheck disable=SC2086 # $ff, $hw and $pass are word lists
+    $ff -f lavfi -i "$1,format=rgb24" $pass -f rawvideo -y "$4.in" &&
+        $ff -f lavfi -i "$1,format=rgb24" $pass -c:v rawvideo -f framecrc -y "$4.in.crc" &&
+        $ff $hw -f lavfi -i "$1,format=rgb24" -vf "$filter" $pass -f rawvideo -y "$4.out" &&
+        $ff $hw -f lavfi -i "$1,format=rgb24" -vf "$filter" $pass -c:v rawvideo -f framecrc \
+            -y "$4.out.crc"
 }
 
 case $mode in
@@ -179,21 +207,7 @@ interpolate)
     # (tests/dnn/temporal_models.py reference): timestamps exact, PSNR
     build=$1 python=$2 model=$3 source=$4 mode=$5 scene=$6 min_db=$7 layout=${8:-}
     tmp=tests/data/fate/dnn-torch-interpolate.$$
-    ff="$build/ffmpeg -nostdin -nostats -hide_banner -v error"
-    filter="dnn_interpolate=model=$model:$mode:scene=$scene"
-    hw=
-    if [ -n "$layout" ]; then
-        hw="-init_hw_device cuda=cu -filter_hw_device cu"
-        filter="format=$layout,hwupload,$filter,hwdownload,format=$layout,format=rgb24"
-    fi
-    # every frame as it comes, whatever its timestamp (no frame rate forced)
-    pass="-fps_mode passthrough"
-    # shellcheck disable=SC2086 # $ff, $hw and $pass are word lists
-    $ff -f lavfi -i "$source,format=rgb24" $pass -f rawvideo -y "$tmp.in" &&
-        $ff -f lavfi -i "$source,format=rgb24" $pass -c:v rawvideo -f framecrc -y "$tmp.in.crc" &&
-        $ff $hw -f lavfi -i "$source,format=rgb24" -vf "$filter" $pass -f rawvideo -y "$tmp.out" &&
-        $ff $hw -f lavfi -i "$source,format=rgb24" -vf "$filter" $pass -c:v rawvideo -f framecrc \
-            -y "$tmp.out.crc" || exit 1
+    filter_frames "$source" "dnn_interpolate=model=$model:$mode:scene=$scene" "$layout" "$tmp" || exit 1
     "$python" "$src/tests/dnn/temporal_models.py" reference "$model" "$tmp.in" "$tmp.in.crc" \
         "$tmp.out.crc" "$mode" "$scene" "$tmp.ref" || exit 1
     compare_raw "$tmp.ref" "$tmp.out" "$min_db"
@@ -208,22 +222,28 @@ window)
     # frame count and timestamps, PSNR
     build=$1 python=$2 model=$3 source=$4 frames=$5 window=$6 sigma=$7 plane=$8 min_db=$9 layout=${10:-}
     tmp=tests/data/fate/dnn-torch-window.$$
-    ff="$build/ffmpeg -nostdin -nostats -hide_banner -v error"
-    filter="dnn_processing=dnn_backend=torch:model=$model:frames=$frames:window=$window:sigma=$sigma:sigma_plane=$plane"
-    hw=
-    if [ -n "$layout" ]; then
-        hw="-init_hw_device cuda=cu -filter_hw_device cu"
-        filter="format=$layout,hwupload,$filter,hwdownload,format=$layout,format=rgb24"
-    fi
-    pass="-fps_mode passthrough"
-    # shellcheck disable=SC2086 # $ff, $hw and $pass are word lists
-    $ff -f lavfi -i "$source,format=rgb24" $pass -f rawvideo -y "$tmp.in" &&
-        $ff -f lavfi -i "$source,format=rgb24" $pass -c:v rawvideo -f framecrc -y "$tmp.in.crc" &&
-        $ff $hw -f lavfi -i "$source,format=rgb24" -vf "$filter" $pass -f rawvideo -y "$tmp.out" &&
-        $ff $hw -f lavfi -i "$source,format=rgb24" -vf "$filter" $pass -c:v rawvideo -f framecrc \
-            -y "$tmp.out.crc" || exit 1
+    filter_frames "$source" \
+        "dnn_processing=dnn_backend=torch:model=$model:frames=$frames:window=$window:sigma=$sigma:sigma_plane=$plane" \
+        "$layout" "$tmp" || exit 1
     "$python" "$src/tests/dnn/temporal_models.py" window "$model" "$tmp.in" "$tmp.in.crc" \
         "$tmp.out.crc" "$frames" "$window" "$sigma" "$plane" "$tmp.ref" || exit 1
+    compare_raw "$tmp.ref" "$tmp.out" "$min_db"
+    status=$?
+    rm -f "$tmp.in" "$tmp.out" "$tmp.ref" "$tmp.in.crc" "$tmp.out.crc"
+    exit $status
+    ;;
+recurrent)
+    # dnn_processing recurrent=1 (scene=SCENE) on rgb24 frames of SOURCE
+    # (LAYOUT: as CUDA frames of that layout) against the same model in
+    # eager PyTorch (tests/dnn/temporal_models.py recurrent), its state
+    # started again at the frames RESETS (a comma list, or -) and at scene
+    # cuts: the input's frame count and timestamps, PSNR
+    build=$1 python=$2 model=$3 source=$4 scene=$5 resets=$6 min_db=$7 layout=${8:-}
+    tmp=tests/data/fate/dnn-torch-recurrent.$$
+    filter_frames "$source" "dnn_processing=dnn_backend=torch:model=$model:recurrent=1:scene=$scene" \
+        "$layout" "$tmp" || exit 1
+    "$python" "$src/tests/dnn/temporal_models.py" recurrent "$model" "$tmp.in" "$tmp.in.crc" \
+        "$tmp.out.crc" "$scene" "$resets" "$tmp.ref" || exit 1
     compare_raw "$tmp.ref" "$tmp.out" "$min_db"
     status=$?
     rm -f "$tmp.in" "$tmp.out" "$tmp.ref" "$tmp.in.crc" "$tmp.out.crc"

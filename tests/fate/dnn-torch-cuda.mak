@@ -72,6 +72,13 @@ FATE_DNN_TORCH_CUDA += fate-dnn-torch-cuda-window-rgb0
 fate-dnn-torch-cuda-window-rgb0: $(DNN_TORCH_IFNET)
 fate-dnn-torch-cuda-window-rgb0: CMD = $(DNN_TORCH_CHECK) window $(TARGET_PATH) $(TORCH_PYTHON) \
     $(DNN_TORCH_DIR)/fastdvd.pt "testsrc2=s=63x47:r=25:d=0.4" 5 stacked 0.1 1 50 rgb0
+# a recurrent model on rgb0 CUDA frames, its state on the GPU, started again
+# at the scene cut, against eager PyTorch
+FATE_DNN_TORCH_CUDA += fate-dnn-torch-cuda-recurrent-rgb0
+fate-dnn-torch-cuda-recurrent-rgb0: $(DNN_TORCH_IFNET)
+fate-dnn-torch-cuda-recurrent-rgb0: CMD = $(DNN_TORCH_CHECK) recurrent $(TARGET_PATH) $(TORCH_PYTHON) \
+    $(DNN_TORCH_DIR)/recurrent.pt "testsrc2=s=63x47:r=25:d=0.2[a];testsrc=s=63x47:r=25:d=0.2[b];[a][b]concat" \
+    0.2 - 50 rgb0
 define FATE_DNN_TORCH_CUDA_WINDOW
 FATE_DNN_TORCH_CUDA += fate-dnn-torch-cuda-window-$(1)
 fate-dnn-torch-cuda-window-$(1): $(DNN_TORCH_IFNET)

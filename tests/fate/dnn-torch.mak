@@ -452,6 +452,33 @@ fate-dnn-torch-window-error-pt2: $(DNN_TORCH_PT2_STAMP)
 fate-dnn-torch-window-error-pt2: CMD = $(DNN_TORCH_CHECK) fails "not .pt2 packages" $(TARGET_PATH)/ffmpeg \
     -f lavfi -i testsrc2=s=64x48:r=25:d=0.2,format=rgb24 \
     -vf dnn_processing=dnn_backend=torch:model=$(DNN_TORCH_DIR)/conv.pt2:frames=3 -f null -
+
+# recurrent models (dnn_processing recurrent=1): a recurrent 2x
+# super-resolution net against eager PyTorch (>= 50 dB, the input's frame
+# count and timestamps), its state carried from frame to frame and started
+# again at a scene cut (scene) and where the timestamps go back (a seek:
+# frames 5 to 9 have the timestamps of 0 to 4 again)
+define FATE_DNN_TORCH_RECURRENT_TEST
+FATE_DNN_TORCH_WINDOW += fate-dnn-torch-recurrent-$(1)
+fate-dnn-torch-recurrent-$(1): CMD = $$(DNN_TORCH_CHECK) recurrent $(TARGET_PATH) $(TORCH_PYTHON) \
+    $$(DNN_TORCH_DIR)/recurrent.pt "$(2)" $(3) $(4) 50
+endef
+$(eval $(call FATE_DNN_TORCH_RECURRENT_TEST,carried,testsrc2=s=63x47:r=25:d=0.4,0,-))
+$(eval $(call FATE_DNN_TORCH_RECURRENT_TEST,scene,testsrc2=s=64x48:r=25:d=0.2[a];testsrc=s=64x48:r=25:d=0.2[b];[a][b]concat,0.2,-))
+$(eval $(call FATE_DNN_TORCH_RECURRENT_TEST,seek,testsrc2=s=64x48:r=25:d=0.4$(DNN_TORCH_COMMA)setpts=N-5*gte(N\$(DNN_TORCH_COMMA)5),0,5))
+# errors: a window, scene without recurrent, a model that takes no state
+FATE_DNN_TORCH_WINDOW += fate-dnn-torch-recurrent-error-frames
+fate-dnn-torch-recurrent-error-frames: CMD = $(DNN_TORCH_CHECK) fails "takes one frame and its state" \
+    $(TARGET_PATH)/ffmpeg -f lavfi -i testsrc2=s=64x48:r=25:d=0.2,format=rgb24 \
+    -vf dnn_processing=dnn_backend=torch:model=$(DNN_TORCH_DIR)/recurrent.pt:recurrent=1:frames=3 -f null -
+FATE_DNN_TORCH_WINDOW += fate-dnn-torch-recurrent-error-scene
+fate-dnn-torch-recurrent-error-scene: CMD = $(DNN_TORCH_CHECK) fails "it needs recurrent=1" \
+    $(TARGET_PATH)/ffmpeg -f lavfi -i testsrc2=s=64x48:r=25:d=0.2,format=rgb24 \
+    -vf dnn_processing=dnn_backend=torch:model=$(DNN_TORCH_DIR)/conv.pt:scene=0.2 -f null -
+FATE_DNN_TORCH_WINDOW += fate-dnn-torch-recurrent-error-no-state
+fate-dnn-torch-recurrent-error-no-state: CMD = $(DNN_TORCH_CHECK) error $(TARGET_PATH)/ffmpeg \
+    -f lavfi -i testsrc2=s=64x48:r=25:d=0.2,format=rgb24 \
+    -vf dnn_processing=dnn_backend=torch:model=$(DNN_TORCH_DIR)/conv.pt:recurrent=1 -f null -
 $(FATE_DNN_TORCH_WINDOW): $(DNN_TORCH_IFNET)
 FATE_DNN_TORCH += $(FATE_DNN_TORCH_WINDOW)
 
