@@ -13,10 +13,15 @@ by spandrel (scripts/install-deps.sh --spandrel).  OUTPUT is a .pt2 package
 (torch.export + AOTInductor: compiled ahead of time, the faster and current
 format) or, with --format torchscript, a TorchScript file.
 
---inputs says what forward takes: one frame (dnn_processing, the default)
-or, with --inputs pair, two frames and t, a 0-D tensor, for dnn_interpolate
-(TorchScript only for now); the module is run so before it is written, and
-an error names a signature that does not fit.
+--inputs says what forward takes: one frame (dnn_processing, the default);
+pair: two frames and t (a 0-D tensor, or with --t-plane a 1x1xHxW plane),
+for dnn_interpolate; stacked:N, N frames on the channels, or sequence:N, N
+frames as 1 x N x C x H x W, for dnn_processing's frames=N (window=stacked
+or sequence); recurrent: a frame and a state, None at first, returning
+(frame, state), for recurrent=1 (TorchScript only).  --sigma plane|0-d
+adds a noise level after the frames (sigma, sigma_plane).  The module is
+run so before it is written, and an error names a signature that does not
+fit; the package records the signature, which the filter checks.
 
 A .pt2 package's compiled code does not check its input, so the package
 records what it takes (metadata keys ffmpeg_dnn_*: dtype, memory format,
@@ -48,6 +53,7 @@ import warnings
 
 warnings.filterwarnings("ignore")
 import torch  # noqa: E402
+from torch.fx.experimental.symbolic_shapes import is_concrete_int  # noqa: E402
 
 DTYPES = {"fp32": torch.float32, "fp16": torch.float16, "bf16": torch.bfloat16}
 # the example's size: not 0 or 1 (torch.export specializes those), even
@@ -234,34 +240,38 @@ def cpu_features():
     return " ".join(sorted(flag for macro, flag in X86_FEATURES.items() if macro in macros))
 
 
-def export_program(module, x, sizes, args):
-    """torch.export of module on the example x, for the size ranges (a
+def export_program(module, inputs, sizes, args):
+    """torch.export of module on the example inputs, for the size ranges (a
     community architecture: the sizes its padding allows)."""
+    x = inputs[0]
     dynamic = None
     if not args.static:
-        dynamic = ({2: torch.export.Dim("height", min=sizes["height"][0], max=sizes["height"][1]),
-                    3: torch.export.Dim("width", min=sizes["width"][0], max=sizes["width"][1])},)
-    if dynamic and args.architecture:
-        # community architectures pad to their windows inside: torch.export
-        # derives the sizes' constraints itself (below: never one size only)
-        dynamic = ({2: torch.export.Dim.AUTO, 3: torch.export.Dim.AUTO},)
+        dynamic = dynamic_shapes(args, sizes)
+    if dynamic and (args.architecture or args.inputs != ("frame", 1)):
+        # community architectures pad to their windows inside, and models of
+        # several frames tie their sizes together: torch.export derives the
+        # sizes' constraints itself (below: never one size only)
+        dynamic = tuple(None if d is None else {k: torch.export.Dim.AUTO for k in d}
+                        for d in dynamic)
     try:
-        program = torch.export.export(module, (x,), dynamic_shapes=dynamic)
+        program = torch.export.export(module, tuple(inputs), dynamic_shapes=dynamic)
     except Exception as e:  # torch.export's own errors say what to change
         what = "torch.export failed"
         if args.architecture:
             what = "%s cannot be exported to .pt2: torch.export failed" % args.architecture["name"]
         fail("%s: %s" % (what, reason(e)))
-    if dynamic and args.architecture and not all(
-            isinstance(d, torch.SymInt) for d in
-            [n for n in program.graph.nodes if n.op == "placeholder"][-1].meta["val"].shape[2:]):
+    user_inputs = set(program.graph_signature.user_inputs)
+    first = next(n for n in program.graph.nodes if n.op == "placeholder" and n.name in user_inputs)
+    # a size torch.export specialised is a concrete int (or a SymInt of one)
+    if dynamic and any(is_concrete_int(d) for d in first.meta["val"].shape[-2:]):
         fail("%s cannot be exported for any size: torch.export made it for %dx%d only "
-             "(--static WxH exports it for one size)" % (args.architecture["name"], x.shape[3],
-                                                        x.shape[2]))
+             "(--static WxH exports it for one size)" % (
+                 args.architecture["name"] if args.architecture else "the module",
+                 x.shape[-1], x.shape[-2]))
     return program
 
 
-def export_pt2(module, x, sizes, args, memory_format):
+def export_pt2(module, inputs, sizes, args, memory_format):
     metadata = {
         "ffmpeg_dnn_version": "1",
         "ffmpeg_dnn_torch": torch.__version__,
@@ -271,6 +281,7 @@ def export_pt2(module, x, sizes, args, memory_format):
         "ffmpeg_dnn_height": range_text(sizes["height"]),
         "ffmpeg_dnn_width": range_text(sizes["width"]),
     }
+    metadata.update(metadata_inputs(args))
     if args.architecture:
         # what spandrel recognised, for people (the backend reads none of it)
         metadata["ffmpeg_dnn_architecture"] = args.architecture["name"]
@@ -280,7 +291,7 @@ def export_pt2(module, x, sizes, args, memory_format):
         metadata["ffmpeg_dnn_cuda_capability"] = "%d.%d" % torch.cuda.get_device_capability()
     else:
         metadata["ffmpeg_dnn_cpu_features"] = cpu_features()
-    program = export_program(module, x, sizes, args)
+    program = export_program(module, inputs, sizes, args)
     configs = {"aot_inductor.metadata": metadata}
     if args.no_simd:
         configs["cpp.simdlen"] = 1
@@ -300,24 +311,83 @@ def export_pt2(module, x, sizes, args, memory_format):
 CHECK_SCRIPT = r"""
 import sys, torch
 package = torch._inductor.aoti_load_package(sys.argv[1])
-x = torch.load(sys.argv[2])
-torch.save(package(x), sys.argv[3])
+inputs = torch.load(sys.argv[2])
+torch.save(package(*inputs), sys.argv[3])
 del package  # its destructor removes what it unpacked into /tmp
 """
 
 
-INPUTS = {
-    "frame": "forward(frame): dnn_processing",
-    "pair": "forward(earlier, later, t), t a 0-D tensor: dnn_interpolate",
-}
+def parse_inputs(text):
+    """--inputs: (layout, frames)."""
+    layout, _, count = text.partition(":")
+    if layout in ("frame", "pair", "recurrent") and not count:
+        return layout, 2 if layout == "pair" else 1
+    if layout in ("stacked", "sequence") and count.isdigit() and 1 <= int(count) <= 15:
+        return layout, int(count)
+    raise argparse.ArgumentTypeError("%r: frame, pair, recurrent, stacked:N or sequence:N "
+                                     "(N from 1 to 15)" % text)
+
+
+def signature(args):
+    """forward's signature as --inputs and --sigma give it, for messages."""
+    layout, n = args.inputs
+    frames = {"frame": "frame", "pair": "earlier, later, t%s" % (" plane" if args.t_plane else ""),
+              "recurrent": "frame, state",
+              "stacked": "window of %d frames on the channels" % n,
+              "sequence": "window of %d frames, 1 x %d x C x H x W" % (n, n)}[layout]
+    sigma = ", sigma %s" % args.sigma if args.sigma else ""
+    return "forward(%s%s)" % (frames, sigma)
+
+
+def metadata_inputs(args):
+    """The signature as the backend reads it (ffmpeg_dnn_inputs, _t, _sigma)."""
+    layout, n = args.inputs
+    inputs = {"frame": "frame", "pair": "pair"}.get(layout, "%s %d" % (layout, n))
+    if layout == "stacked" and n == 1:
+        inputs = "frame"  # what dnn_processing gives with frames=1
+    meta = {"ffmpeg_dnn_inputs": inputs, "ffmpeg_dnn_sigma": args.sigma or "none"}
+    if layout == "pair":
+        meta["ffmpeg_dnn_t"] = "plane" if args.t_plane else "0-d"
+    return meta
 
 
 def example_inputs(args, x):
-    """What forward takes, made of the example frame x."""
-    if args.inputs == "frame":
-        return (x,)
-    later = torch.rand(x.shape, generator=torch.Generator().manual_seed(1)).to(x)
-    return (x, later, torch.tensor(0.5, dtype=x.dtype, device=x.device))
+    """What forward takes, made of the example frame x, as the filter makes
+    it: frames in x's memory format, a window stacked in it, a sequence
+    contiguous."""
+    layout, n = args.inputs
+    frames = [x] + [torch.rand(x.shape, generator=torch.Generator().manual_seed(i)).to(x)
+                    for i in range(1, n)]
+    plane = (1, 1, x.shape[2], x.shape[3])
+    if layout == "pair":
+        t = torch.full(plane if args.t_plane else (), 0.5, dtype=x.dtype, device=x.device)
+        inputs = [frames[0], frames[1], t]
+    elif layout == "stacked":
+        inputs = [torch.cat(frames, 1).contiguous(memory_format=args.torch_format)]
+    elif layout == "sequence":
+        inputs = [torch.stack(frames, 1).contiguous()]
+    elif layout == "recurrent":
+        inputs = [x, None]
+    else:
+        inputs = [x]
+    if args.sigma:
+        inputs.append(torch.full(plane if args.sigma == "plane" else (), 0.1, dtype=x.dtype,
+                                 device=x.device))
+    return tuple(inputs)
+
+
+def dynamic_shapes(args, sizes):
+    """torch.export's dynamic shapes of example_inputs: height and width of
+    every frame and plane the same two dimensions."""
+    height = torch.export.Dim("height", min=sizes["height"][0], max=sizes["height"][1])
+    width = torch.export.Dim("width", min=sizes["width"][0], max=sizes["width"][1])
+    layout, _ = args.inputs
+    frame = {2: height, 3: width}
+    shapes = {"frame": [frame], "stacked": [frame], "sequence": [{3: height, 4: width}],
+              "pair": [frame, frame, frame if args.t_plane else None]}[layout]
+    if args.sigma:
+        shapes.append(frame if args.sigma == "plane" else None)
+    return tuple(shapes)
 
 
 def check_output(module, inputs, args):
@@ -328,8 +398,12 @@ def check_output(module, inputs, args):
         try:
             y = module(*inputs)
         except Exception as e:  # the signature first: the filter calls it so
-            fail("the module does not run as %s (--inputs %s): %s" %
-                 (INPUTS[args.inputs], args.inputs, reason(e)))
+            fail("the module does not run as %s: %s" % (signature(args), reason(e)))
+    if args.inputs[0] == "recurrent":
+        if not (isinstance(y, tuple) and len(y) == 2 and all(isinstance(v, torch.Tensor) for v in y)):
+            fail("the module returns %s: a recurrent model returns (frame, state)" %
+                 type(y).__name__)
+        y = y[0]
     if not isinstance(y, torch.Tensor) or y.dim() != 4:
         fail("the module returns %s, not one 4-D NCHW tensor" %
              (type(y).__name__ if not isinstance(y, torch.Tensor) else "a %d-D tensor" % y.dim()))
@@ -344,15 +418,16 @@ def check_output(module, inputs, args):
 
 def check(args, module, inputs):
     """Largest |package - eager| on inputs, run in another process."""
-    x = inputs[0]
+    def frame(y):  # a recurrent model's (frame, state)
+        return y[0] if isinstance(y, (list, tuple)) else y
     with torch.no_grad():
-        expected = module(*inputs).float()
+        expected = frame(module(*inputs)).float()
     tmpdir = tempfile.mkdtemp(prefix="check.")
     tmp = os.path.join(tmpdir, "check")
-    torch.save(x, tmp + ".in")
+    torch.save(list(inputs), tmp + ".in")
     try:
         if args.format == "torchscript":
-            got = torch.jit.load(args.output, map_location=args.device)(*inputs)
+            got = frame(torch.jit.load(args.output, map_location=args.device)(*inputs))
         else:
             run = subprocess.run([sys.executable, "-c", CHECK_SCRIPT, args.output, tmp + ".in",
                                   tmp + ".out"], capture_output=True, text=True,
@@ -382,9 +457,17 @@ def make_parser():
     parser.add_argument("--args", default="[]", help="the class's arguments, as a JSON list")
     parser.add_argument("--checkpoint", help="a state_dict to load into the module")
     parser.add_argument("--format", choices=("pt2", "torchscript"), default="pt2")
-    parser.add_argument("--inputs", choices=tuple(INPUTS), default="frame",
-                        help="what forward takes: frame (dnn_processing) or pair: two "
-                        "frames and t (dnn_interpolate; TorchScript)")
+    parser.add_argument("--inputs", type=parse_inputs, default=("frame", 1),
+                        metavar="frame|pair|stacked:N|sequence:N|recurrent",
+                        help="what forward takes: one frame (dnn_processing), two frames "
+                        "and t (dnn_interpolate), a window of N frames on the channels or "
+                        "as a sequence (dnn_processing frames=N), a frame and a state "
+                        "(recurrent=1; TorchScript)")
+    parser.add_argument("--t-plane", action="store_true",
+                        help="--inputs pair: t as a 1x1xHxW plane (t_plane=1), not 0-D")
+    parser.add_argument("--sigma", choices=("plane", "0-d"),
+                        help="a noise level after the frames (dnn_processing sigma; "
+                        "sigma_plane=0 for 0-d)")
     parser.add_argument("--device", choices=("cpu", "cuda"), default="cpu")
     parser.add_argument("--precision", choices=tuple(DTYPES), default="fp32")
     parser.add_argument("--channels", type=int, default=None,
@@ -417,9 +500,11 @@ def main():
         fail("--device cuda, but this torch sees no CUDA GPU (CUDA packages are "
              "compiled on one)")
     args.architecture = None
-    if args.inputs == "pair" and args.format != "torchscript":
-        fail("--inputs pair: dnn_interpolate runs models of two frames from TorchScript "
-             "files for now: add --format torchscript")
+    if args.inputs[0] == "recurrent" and args.format != "torchscript":
+        fail("--inputs recurrent: a recurrent model's state starts as None, which a .pt2 "
+             "package cannot take: add --format torchscript")
+    if args.t_plane and args.inputs[0] != "pair":
+        fail("--t-plane is for --inputs pair")
     if args.channels is not None and args.channels < 1:
         fail("--channels must be positive")
     dtype = DTYPES[args.precision]
@@ -428,8 +513,11 @@ def main():
                       args.precision != "fp32"))
     memory_format = "channels_last" if channels_last else "contiguous"
     torch_format = torch.channels_last if channels_last else torch.contiguous_format
+    args.torch_format = torch_format
 
     module = build_module(args)
+    if args.architecture and args.inputs != ("frame", 1):
+        fail("%s takes one frame: leave --inputs out" % args.architecture["name"])
     if args.channels is None:
         args.channels = args.architecture["channels"] if args.architecture else 3
     elif args.architecture and args.channels != args.architecture["channels"]:
@@ -460,7 +548,7 @@ def main():
         scripted.save(args.output)
         print("wrote %s (TorchScript)" % args.output)
     else:
-        export_pt2(module, x, sizes, args, memory_format)
+        export_pt2(module, inputs, sizes, args, memory_format)
         device = args.device
         if device == "cuda":
             device = "cuda (compute capability %d.%d)" % torch.cuda.get_device_capability()

@@ -64,8 +64,11 @@ public:
     std::string cuda_capability;        ///< of the GPU it was compiled on: "9.0"
     int precision;                      ///< enum THPrecision of its input
     c10::MemoryFormat memory_format;
-    int64_t channels;
+    int64_t channels;                   ///< of one frame
     THPackageRange height, width;
+    std::string inputs;                 ///< what forward takes: "frame", "pair", "stacked N", "sequence N"
+    std::string t;                      ///< a pair's t: "0-d" or "plane"
+    std::string sigma;                  ///< after the frames: "none", "0-d" or "plane"
     std::unique_ptr<torch::inductor::AOTIModelPackageLoader> loader;
 };
 
@@ -887,6 +890,23 @@ static std::string base_version(const std::string &version)
     return version.substr(0, version.find('+'));
 }
 
+/** The frames in a package's ffmpeg_dnn_inputs ("stacked 5": 5), 0 if it says none. */
+static int inputs_frames(const std::string &inputs)
+{
+    if (inputs == "frame")
+        return 1;
+    if (inputs == "pair")
+        return 2;
+    for (const std::string layout : { "stacked ", "sequence " }) {
+        if (inputs.compare(0, layout.size(), layout) != 0)
+            continue;
+        for (int n = 1; n <= DNN_FRAMES_MAX; n++)
+            if (inputs.substr(layout.size()) == std::to_string(n))
+                return n;
+    }
+    return 0;
+}
+
 /** Read the ffmpeg_dnn_* metadata of tools/dnn-torch-export.py into p. */
 static int read_description(THPackage *p, const std::unordered_map<std::string, std::string> &meta,
                             DnnContext *ctx)
@@ -918,6 +938,10 @@ static int read_description(THPackage *p, const std::unordered_map<std::string, 
     p->cuda_capability = value("ffmpeg_dnn_cuda_capability");
     p->precision  = parse_precision(value("ffmpeg_dnn_dtype"));
     p->channels   = strtoll(value("ffmpeg_dnn_channels").c_str(), NULL, 10);
+    // packages of one frame made before these keys said nothing of them
+    p->inputs     = meta.count("ffmpeg_dnn_inputs") ? value("ffmpeg_dnn_inputs") : "frame";
+    p->t          = meta.count("ffmpeg_dnn_t") ? value("ffmpeg_dnn_t") : "0-d";
+    p->sigma      = meta.count("ffmpeg_dnn_sigma") ? value("ffmpeg_dnn_sigma") : "none";
     if (p->precision < 0)
         bad = "ffmpeg_dnn_dtype";
     else if (format != "contiguous" && format != "channels_last")
@@ -928,6 +952,12 @@ static int read_description(THPackage *p, const std::unordered_map<std::string, 
         bad = "ffmpeg_dnn_height";
     else if (!parse_range(value("ffmpeg_dnn_width"), &p->width))
         bad = "ffmpeg_dnn_width";
+    else if (!inputs_frames(p->inputs))
+        bad = "ffmpeg_dnn_inputs";
+    else if (p->t != "0-d" && p->t != "plane")
+        bad = "ffmpeg_dnn_t";
+    else if (p->sigma != "none" && p->sigma != "0-d" && p->sigma != "plane")
+        bad = "ffmpeg_dnn_sigma";
     if (bad) {
         av_log(ctx, AV_LOG_ERROR, "The .pt2 package \"%s\" has an invalid %s: \"%s\"\n",
                p->path.c_str(), bad, value(bad).c_str());
@@ -1268,19 +1298,24 @@ static bool in_range(int64_t v, const THPackageRange &r)
 }
 
 /** Whether input is what the package takes; logs why not. */
-static int check_input(const THPackage *p, const torch::Tensor &input, DnnContext *ctx)
+/**
+ * One frame input: 1 x channels x H x W in format (a frame, or a window's
+ * frames stacked; a sequence flattened to that).
+ */
+static int check_input(const THPackage *p, const torch::Tensor &input, int64_t channels,
+                       c10::MemoryFormat format, DnnContext *ctx)
 {
     // the input is made in the package's dtype and memory format (placement
     // set channels_last), on its device: anything else is our bug
     if (input.dim() != 4 || input.size(0) != 1 || input.scalar_type() != th_precision_dtype(ctx) ||
-        device_key(input.device()) != p->device_key || !input.is_contiguous(p->memory_format)) {
+        device_key(input.device()) != p->device_key || !input.is_contiguous(format)) {
         av_log(ctx, AV_LOG_ERROR, "The .pt2 package's input is not one %s picture\n",
                th_precision_name(p->precision));
         return AVERROR_BUG;
     }
-    if (input.size(1) != p->channels) {
+    if (input.size(1) != channels) {
         av_log(ctx, AV_LOG_ERROR, "The .pt2 package takes %" PRId64 " channels; the input "
-               "has %" PRId64 "\n", p->channels, (int64_t)input.size(1));
+               "has %" PRId64 "\n", channels, (int64_t)input.size(1));
         return AVERROR(EINVAL);
     }
     if (!in_range(input.size(2), p->height) || !in_range(input.size(3), p->width)) {
@@ -1294,17 +1329,47 @@ static int check_input(const THPackage *p, const torch::Tensor &input, DnnContex
     return 0;
 }
 
-static int run_package(THPackage *p, const torch::Tensor &input, torch::Tensor *output,
-                       DnnContext *ctx)
+/**
+ * The frame inputs of inputs as the package's ffmpeg_dnn_inputs says: one
+ * frame, two (a pair), N stacked on the channels or a contiguous sequence.
+ * What follows them (t, sigma) the backend made to the package's metadata.
+ */
+static int check_inputs(const THPackage *p, const std::vector<torch::Tensor> &inputs,
+                        DnnContext *ctx)
+{
+    int frames = inputs_frames(p->inputs), ret;
+
+    if (p->inputs.compare(0, 9, "sequence ") == 0) {
+        const torch::Tensor &window = inputs[0];
+        if (window.dim() != 5 || window.size(1) != frames) {
+            av_log(ctx, AV_LOG_ERROR, "The .pt2 package takes a sequence of %d frames\n", frames);
+            return AVERROR(EINVAL);
+        }
+        return check_input(p, window.flatten(1, 2), frames * p->channels,
+                           c10::MemoryFormat::Contiguous, ctx);
+    }
+    if (p->inputs == "pair") {
+        if (inputs.size() < 2)
+            return AVERROR_BUG;
+        ret = check_input(p, inputs[1], p->channels, p->memory_format, ctx);
+        if (ret < 0)
+            return ret;
+        frames = 1;
+    }
+    return check_input(p, inputs[0], frames * p->channels, p->memory_format, ctx);
+}
+
+static int run_package(THPackage *p, const std::vector<torch::Tensor> &inputs,
+                       torch::Tensor *output, DnnContext *ctx)
 {
     std::vector<torch::Tensor> outputs;
-    int ret = check_input(p, input, ctx);
+    int ret = check_inputs(p, inputs, ctx);
 
     if (ret < 0)
         return ret;
     // no stream handle: a CUDA package then runs on LibTorch's current
     // stream, which a THCudaSection has made the frames' one
-    outputs = p->loader->run({ input });
+    outputs = p->loader->run(inputs);
     if (outputs.size() != 1) {
         av_log(ctx, AV_LOG_ERROR, "The .pt2 package returned %zu tensors, not one\n",
                outputs.size());
@@ -1317,8 +1382,86 @@ static int run_package(THPackage *p, const torch::Tensor &input, torch::Tensor *
 int th_package_run(THPackage *package, const torch::Tensor &input, torch::Tensor *output,
                    DnnContext *ctx) noexcept
 {
+    return th_package_run_inputs(package, { input }, output, ctx);
+}
+
+int th_package_run_inputs(THPackage *package, const std::vector<torch::Tensor> &inputs,
+                          torch::Tensor *output, DnnContext *ctx) noexcept
+{
     return th_catch_all(ctx, "Model inference failed",
-                        [&] { return run_package(package, input, output, ctx); });
+                        [&] { return run_package(package, inputs, output, ctx); });
+}
+
+/** What the filter gives the model, as ffmpeg_dnn_inputs says it; "" for a recurrent model. */
+static std::string given_inputs(DNNFunctionType func_type, const DnnContext *ctx)
+{
+    if (func_type != DFT_PROCESS_FRAMES)
+        return "frame";
+    switch (ctx->frames_layout) {
+    case DNN_FRAMES_PAIR:
+        return "pair";
+    case DNN_FRAMES_STACKED:
+        return ctx->nb_frames == 1 ? "frame" : "stacked " + std::to_string(ctx->nb_frames);
+    case DNN_FRAMES_SEQUENCE:
+        return "sequence " + std::to_string(ctx->nb_frames);
+    default:
+        return "";
+    }
+}
+
+static std::string inputs_text(const std::string &inputs)
+{
+    if (inputs == "frame")
+        return "one frame";
+    if (inputs == "pair")
+        return "two frames and t";
+    return std::to_string(inputs_frames(inputs)) +
+           (inputs.compare(0, 8, "stacked ") == 0 ? " frames stacked on the channels"
+                                                   : " frames in a sequence");
+}
+
+static std::string sigma_text(const std::string &sigma)
+{
+    return sigma == "none" ? "no sigma" : sigma == "plane" ? "sigma as a plane" : "sigma as a 0-D tensor";
+}
+
+static int check_signature(const THPackage *p, DNNFunctionType func_type, DnnContext *ctx)
+{
+    const std::string given = given_inputs(func_type, ctx);
+    const std::string sigma = func_type != DFT_PROCESS_FRAMES || ctx->sigma < 0 ? "none" :
+                              ctx->sigma_plane ? "plane" : "0-d";
+
+    if (given.empty()) {
+        av_log(ctx, AV_LOG_ERROR, "Recurrent models run from TorchScript files, not .pt2 "
+               "packages: their state starts as None\n");
+        return AVERROR(EINVAL);
+    }
+    if (given != p->inputs) {
+        av_log(ctx, AV_LOG_ERROR, "The .pt2 package takes %s (tools/dnn-torch-export.py "
+               "--inputs %s); the filter gives %s\n", inputs_text(p->inputs).c_str(),
+               p->inputs == "frame" || p->inputs == "pair" ? p->inputs.c_str() :
+               (p->inputs.substr(0, p->inputs.find(' ')) + ":" +
+                std::to_string(inputs_frames(p->inputs))).c_str(), inputs_text(given).c_str());
+        return AVERROR(EINVAL);
+    }
+    if (given == "pair" && p->t != (ctx->t_plane ? "plane" : "0-d")) {
+        av_log(ctx, AV_LOG_ERROR, "The .pt2 package takes t as a %s: set t_plane=%d\n",
+               p->t == "plane" ? "1x1xHxW plane" : "0-D tensor", p->t == "plane");
+        return AVERROR(EINVAL);
+    }
+    if (sigma != p->sigma) {
+        av_log(ctx, AV_LOG_ERROR, "The .pt2 package takes %s after the frames; sigma and "
+               "sigma_plane give %s\n", sigma_text(p->sigma).c_str(), sigma_text(sigma).c_str());
+        return AVERROR(EINVAL);
+    }
+    return 0;
+}
+
+int th_package_check_signature(const THPackage *package, DNNFunctionType func_type,
+                               DnnContext *ctx) noexcept
+{
+    return th_catch_all(ctx, "Could not check the .pt2 package",
+                        [&] { return check_signature(package, func_type, ctx); });
 }
 
 void th_package_free(THPackage **package) noexcept

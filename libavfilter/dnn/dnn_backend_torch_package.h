@@ -98,6 +98,23 @@ int th_package_place(THPackage *package, const c10::Device &device, int cuda_fra
 int th_package_run(THPackage *package, const torch::Tensor &input, torch::Tensor *output,
                    DnnContext *ctx) noexcept;
 
+/**
+ * Run the package on inputs, a model of several frames
+ * (DFT_PROCESS_FRAMES): its frames as ffmpeg_dnn_inputs says (one frame,
+ * a pair, a window stacked on the channels or a contiguous 1 x N x C x H x
+ * W sequence: each checked as th_package_run's input), then t or sigma.
+ */
+int th_package_run_inputs(THPackage *package, const std::vector<torch::Tensor> &inputs,
+                          torch::Tensor *output, DnnContext *ctx) noexcept;
+
+/**
+ * Check that the package takes what the filter gives (ffmpeg_dnn_inputs,
+ * _t and _sigma against func_type and ctx's frames options).  Never
+ * throws: 0 or AVERROR(EINVAL) naming both, logged.
+ */
+int th_package_check_signature(const THPackage *package, DNNFunctionType func_type,
+                               DnnContext *ctx) noexcept;
+
 void th_package_free(THPackage **package) noexcept;
 
 #endif /* AVFILTER_DNN_DNN_BACKEND_TORCH_PACKAGE_H */

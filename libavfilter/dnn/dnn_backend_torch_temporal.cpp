@@ -26,6 +26,7 @@
 
 #include "dnn_backend_torch_temporal.h"
 #include "dnn_backend_torch_error.h"
+#include "dnn_backend_torch_package.h"
 
 #include <algorithm>
 #include <sstream>
@@ -157,10 +158,22 @@ static int th_recurrent_output(const c10::IValue &result, const THFramesInput &h
     return 0;
 }
 
-int th_frames_forward(torch::jit::Module *model, const std::vector<torch::Tensor> &frames,
-                      const THFramesInput &how, THFrameCache *cache, torch::Tensor *output,
-                      float *score, void *log_ctx)
+/** The inputs of a .pt2 package: tensors all (no None state). */
+static int th_package_forward(THPackage *package, const std::vector<torch::jit::IValue> &inputs,
+                              torch::Tensor *output, DnnContext *ctx)
 {
+    std::vector<torch::Tensor> tensors;
+
+    for (const auto &input : inputs)
+        tensors.push_back(input.toTensor());
+    return th_package_run_inputs(package, tensors, output, ctx);
+}
+
+int th_frames_forward(torch::jit::Module *model, THPackage *package,
+                      const std::vector<torch::Tensor> &frames, const THFramesInput &how,
+                      THFrameCache *cache, torch::Tensor *output, float *score, DnnContext *ctx)
+{
+    void *log_ctx = ctx;
     std::vector<torch::jit::IValue> inputs;
     c10::IValue result;
 
@@ -185,10 +198,12 @@ int th_frames_forward(torch::jit::Module *model, const std::vector<torch::Tensor
         inputs.push_back(th_scalar_input(how.t, how.t_plane, frames[0]));
         break;
     case DNN_FRAMES_STACKED:
-        inputs.push_back(frames.size() == 1 ? frames[0] : torch::cat(frames, 1));
+        // in the frames' memory format, as a package was compiled for
+        inputs.push_back(frames.size() == 1 ? frames[0] :
+                         torch::cat(frames, 1).contiguous(frames[0].suggest_memory_format()));
         break;
     case DNN_FRAMES_SEQUENCE:
-        inputs.push_back(torch::stack(frames, 1));
+        inputs.push_back(torch::stack(frames, 1).contiguous());
         break;
     case DNN_FRAMES_RECURRENT:
         inputs.push_back(frames[0]);
@@ -198,6 +213,13 @@ int th_frames_forward(torch::jit::Module *model, const std::vector<torch::Tensor
     if (how.sigma >= 0)
         inputs.push_back(th_scalar_input(how.sigma, how.sigma_plane, frames[0]));
 
+    if (package) {
+        // the recurrent model's None state: refused when the package was loaded
+        int ret = th_package_forward(package, inputs, output, ctx);
+        if (ret < 0)
+            th_log_frames_given(inputs, how, frames.size(), log_ctx);
+        return ret;
+    }
     try {
         result = model->forward(inputs);
     } catch (const std::exception &e) {

@@ -39,6 +39,8 @@ extern "C" {
 #include "libavfilter/dnn_interface.h"
 }
 
+class THPackage;
+
 /**
  * What a model of several frames keeps from one input to the next: the
  * frames of the last input as the model takes them (converted, on its
@@ -79,7 +81,8 @@ struct THFramesInput {
 THFramesInput th_frames_input(const DnnContext *ctx, float t, float scene, int reset, int64_t id);
 
 /**
- * The model's forward() of frames into *output, as how says:
+ * The model's forward() of frames into *output (the .pt2 package's when
+ * package is not NULL, else the TorchScript model's), as how says:
  * forward(earlier, later, t[, sigma]) for a pair, forward(window[, sigma])
  * with the window 1 x N*C x H x W (stacked) or 1 x N x C x H x W
  * (sequence), forward(frame, state[, sigma]) -> (frame, state) for a
@@ -90,8 +93,8 @@ THFramesInput th_frames_input(const DnnContext *ctx, float t, float scene, int r
  * computed first (*score): above scene, a pair gives its earlier frame
  * without running the model, and a recurrent model starts again.
  */
-int th_frames_forward(torch::jit::Module *model, const std::vector<torch::Tensor> &frames,
-                      const THFramesInput &how, THFrameCache *cache, torch::Tensor *output,
-                      float *score, void *log_ctx);
+int th_frames_forward(torch::jit::Module *model, THPackage *package,
+                      const std::vector<torch::Tensor> &frames, const THFramesInput &how,
+                      THFrameCache *cache, torch::Tensor *output, float *score, DnnContext *ctx);
 
 #endif /* AVFILTER_DNN_DNN_BACKEND_TORCH_TEMPORAL_H */

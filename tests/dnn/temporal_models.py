@@ -9,7 +9,8 @@
 make writes ifnet.pt: a small network shaped like RIFE's IFNet (a flow
 network at half resolution that sees both frames and t, warps each frame
 with grid_sample along its flow and blends them with a mask), scripted to
-TorchScript as forward(earlier, later, t), with fixed random weights.
+TorchScript as forward(earlier, later, t), with fixed random weights (and
+ifnet.state.pt, the same weights as a state dict, for the export tool).
 
 reference runs MODEL in eager PyTorch as dnn_interpolate should: IN.raw
 holds the rgb24 input frames, IN.crc and OUT.crc the framecrc listings of
@@ -25,7 +26,7 @@ fastdvd.pt, shaped like FastDVDnet (5 frames on the channels and a noise
 map: a first stage denoises each 3 neighbouring frames, a second stage the
 three results); sequence.pt, shaped like EDVR's or BasicVSR's input (3
 frames as 1 x N x C x H x W, a 0-D sigma: a convolution across time);
-dpir.pt, shaped like DPIR (one frame and a noise map); recurrent.pt, a
+fastdvd.state.pt, its weights; dpir.pt, shaped like DPIR (one frame and a noise map); recurrent.pt, a
 small recurrent 2x super-resolution net (forward(frame, state) -> (frame,
 state), the state None at first).
 
@@ -60,21 +61,23 @@ class IFNetTiny(torch.nn.Module):
     def __init__(self, channels: int = 3, features: int = 16):
         super().__init__()
         self.encode = torch.nn.Sequential(
-            torch.nn.Conv2d(2 * channels + 1, features, 3, 2, 1), torch.nn.PReLU(features),
+            torch.nn.Conv2d(2 * channels + 1, features, 3, 1, 1), torch.nn.PReLU(features),
             torch.nn.Conv2d(features, features, 3, 1, 1), torch.nn.PReLU(features),
             torch.nn.Conv2d(features, features, 3, 1, 1), torch.nn.PReLU(features))
-        self.decode = torch.nn.ConvTranspose2d(features, 5, 4, 2, 1)
+        self.decode = torch.nn.Conv2d(features, 5, 3, 1, 1)
 
     def warp(self, frame: torch.Tensor, flow: torch.Tensor) -> torch.Tensor:
         n, _, h, w = frame.shape
-        ys = torch.linspace(-1.0, 1.0, h, device=frame.device, dtype=frame.dtype)
-        xs = torch.linspace(-1.0, 1.0, w, device=frame.device, dtype=frame.dtype)
+        # -1 to 1 across the frame (arange: torch.export keeps h and w symbolic)
+        ys = torch.arange(h, device=frame.device, dtype=frame.dtype) * (2.0 / max(h - 1, 1)) - 1.0
+        xs = torch.arange(w, device=frame.device, dtype=frame.dtype) * (2.0 / max(w - 1, 1)) - 1.0
         gy, gx = torch.meshgrid(ys, xs, indexing="ij")
         grid = torch.stack((gx, gy), 2).unsqueeze(0).expand(n, h, w, 2)
-        # flow in pixels, grid in [-1, 1]
-        scale = torch.tensor([2.0 / max(w - 1, 1), 2.0 / max(h - 1, 1)],
-                             device=frame.device, dtype=frame.dtype)
-        grid = grid + flow.permute(0, 2, 3, 1) * scale
+        # flow in pixels, grid in [-1, 1] (scalars, not a tensor of them:
+        # torch.export keeps the size symbolic)
+        shift = torch.stack((flow[:, 0] * (2.0 / max(w - 1, 1)),
+                             flow[:, 1] * (2.0 / max(h - 1, 1))), 3)
+        grid = grid + shift
         return F.grid_sample(frame, grid, mode="bilinear", padding_mode="border",
                              align_corners=True)
 
@@ -82,9 +85,10 @@ class IFNetTiny(torch.nn.Module):
         n, _, h, w = earlier.shape
         tt = t.to(earlier.dtype).reshape(1, 1, 1, 1).expand(n, 1, h, w)
         x = torch.cat((earlier, later, tt), 1)
-        # even sizes for the stride-2 encoder, cropped back after
-        x = F.pad(x, (0, w % 2, 0, h % 2), mode="replicate")
-        out = self.decode(self.encode(x))[:, :, :h, :w]
+        # at half resolution, as IFNet's blocks work at a fraction of it
+        half = F.interpolate(x, scale_factor=0.5, mode="bilinear", align_corners=False)
+        out = F.interpolate(self.decode(self.encode(half)), size=(h, w), mode="bilinear",
+                            align_corners=False)
         flow = torch.tanh(out[:, :4]) * 4.0
         mask = torch.sigmoid(out[:, 4:5])
         warped_earlier = self.warp(earlier, flow[:, :2] * t)
@@ -184,8 +188,13 @@ def randomised(model: torch.nn.Module, scale: float) -> torch.nn.Module:
 
 def make(outdir):
     torch.manual_seed(17)
-    torch.jit.script(randomised(IFNetTiny(), 0.2)).save(outdir + "/ifnet.pt")
-    torch.jit.script(randomised(FastDVDTiny(), 0.04)).save(outdir + "/fastdvd.pt")
+    ifnet = randomised(IFNetTiny(), 0.2)
+    torch.jit.script(ifnet).save(outdir + "/ifnet.pt")
+    fastdvd = randomised(FastDVDTiny(), 0.04)
+    torch.jit.script(fastdvd).save(outdir + "/fastdvd.pt")
+    # the same weights, for tools/dnn-torch-export.py --checkpoint
+    torch.save(ifnet.state_dict(), outdir + "/ifnet.state.pt")
+    torch.save(fastdvd.state_dict(), outdir + "/fastdvd.state.pt")
     torch.jit.script(randomised(SequenceTiny(), 0.1)).save(outdir + "/sequence.pt")
     torch.jit.script(randomised(DPIRTiny(), 0.05)).save(outdir + "/dpir.pt")
     torch.jit.script(randomised(RecurrentTiny(), 0.1)).save(outdir + "/recurrent.pt")

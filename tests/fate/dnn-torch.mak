@@ -403,13 +403,34 @@ FATE_DNN_TORCH_INTERPOLATE += fate-dnn-torch-interpolate-exported
 fate-dnn-torch-interpolate-exported: $(DNN_TORCH_IFNET_EXPORTED)
 fate-dnn-torch-interpolate-exported: CMD = $(DNN_TORCH_CHECK) interpolate $(TARGET_PATH) $(TORCH_PYTHON) \
     $(DNN_TORCH_DIR)/ifnet-exported.pt "testsrc2=s=64x48:r=25:d=0.2" factor=2 0 50
-FATE_DNN_TORCH_INTERPOLATE += fate-dnn-torch-interpolate-export-pt2
-fate-dnn-torch-interpolate-export-pt2: CMD = $(DNN_TORCH_CHECK) export $(TORCH_PYTHON) \
-    $(SRC_PATH)/tests/dnn/temporal_models.py:IFNetTiny $(DNN_TORCH_DATA)/ifnet.pt2 --inputs pair
+# the same weights as .pt2 packages (tools/dnn-torch-export.py --inputs
+# pair, and stacked:5 with a sigma plane): the filters give the same
+# frames as with the TorchScript files, which the tests above hold against
+# eager PyTorch; the package's signature against the filter's options
+DNN_TORCH_TEMPORAL_PT2 = $(DNN_TORCH_DATA)/ifnet.pt2 $(DNN_TORCH_DATA)/fastdvd.pt2
+$(DNN_TORCH_DATA)/ifnet.pt2: $(DNN_TORCH_IFNET) $(SRC_PATH)/tools/dnn-torch-export.py
+	$(M)$(TORCH_PYTHON) $(SRC_PATH)/tools/dnn-torch-export.py $(SRC_PATH)/tests/dnn/temporal_models.py:IFNetTiny \
+	    $@ --checkpoint $(DNN_TORCH_DATA)/ifnet.state.pt --inputs pair --no-simd >$@.log
+$(DNN_TORCH_DATA)/fastdvd.pt2: $(DNN_TORCH_IFNET) $(SRC_PATH)/tools/dnn-torch-export.py
+	$(M)$(TORCH_PYTHON) $(SRC_PATH)/tools/dnn-torch-export.py $(SRC_PATH)/tests/dnn/temporal_models.py:FastDVDTiny \
+	    $@ --checkpoint $(DNN_TORCH_DATA)/fastdvd.state.pt --inputs stacked:5 --sigma plane --no-simd >$@.log
+FATE_DNN_TORCH_INTERPOLATE += fate-dnn-torch-interpolate-pt2
+fate-dnn-torch-interpolate-pt2: $(DNN_TORCH_TEMPORAL_PT2)
+fate-dnn-torch-interpolate-pt2: CMD = $(DNN_TORCH_CHECK) compare $(TARGET_PATH) 50 \
+    -f lavfi -i testsrc2=s=63x47:r=25:d=0.4,format=rgb24 -vf dnn_interpolate=model=$(DNN_TORCH_DIR)/ifnet.pt2:factor=3 -- \
+    -f lavfi -i testsrc2=s=63x47:r=25:d=0.4,format=rgb24 -vf dnn_interpolate=model=$(DNN_TORCH_DIR)/ifnet.pt:factor=3
+FATE_DNN_TORCH_INTERPOLATE += fate-dnn-torch-interpolate-pt2-error-t
+fate-dnn-torch-interpolate-pt2-error-t: $(DNN_TORCH_TEMPORAL_PT2)
+fate-dnn-torch-interpolate-pt2-error-t: CMD = $(DNN_TORCH_CHECK) fails "takes t as a 0-D tensor: set t_plane=0" \
+    $(TARGET_PATH)/ffmpeg -f lavfi -i testsrc2=s=64x48:r=25:d=0.2,format=rgb24 \
+    -vf dnn_interpolate=model=$(DNN_TORCH_DIR)/ifnet.pt2:t_plane=1 -f null -
+FATE_DNN_TORCH_INTERPOLATE += fate-dnn-torch-interpolate-export-recurrent-pt2
+fate-dnn-torch-interpolate-export-recurrent-pt2: CMD = $(DNN_TORCH_CHECK) export $(TORCH_PYTHON) \
+    $(SRC_PATH)/tests/dnn/temporal_models.py:RecurrentTiny $(DNN_TORCH_DATA)/x.pt2 --inputs recurrent
 FATE_DNN_TORCH_INTERPOLATE += fate-dnn-torch-interpolate-export-one-frame
 fate-dnn-torch-interpolate-export-one-frame: CMD = $(DNN_TORCH_CHECK) export $(TORCH_PYTHON) \
     $(SRC_PATH)/tests/dnn/gen_torch_models.py:SmallConv $(DNN_TORCH_DATA)/x.pt --inputs pair --format torchscript
-# errors: a model of one frame, a .pt2 package (TorchScript only for now)
+# errors: a model of one frame, as TorchScript and as a .pt2 package
 FATE_DNN_TORCH_INTERPOLATE += fate-dnn-torch-interpolate-error-one-frame-model
 fate-dnn-torch-interpolate-error-one-frame-model: CMD = $(DNN_TORCH_CHECK) error $(TARGET_PATH)/ffmpeg \
     -f lavfi -i testsrc2=s=64x48:r=25:d=0.2,format=rgb24 -vf dnn_interpolate=model=$(DNN_TORCH_DIR)/conv.pt -f null -
@@ -437,7 +458,27 @@ $(eval $(call FATE_DNN_TORCH_WINDOW_TEST,fastdvd-four-frames,fastdvd.pt,testsrc2
 $(eval $(call FATE_DNN_TORCH_WINDOW_TEST,fastdvd-one-frame,fastdvd.pt,testsrc2=s=64x48:r=25:d=0.04,5,stacked,0.05,1))
 $(eval $(call FATE_DNN_TORCH_WINDOW_TEST,sequence-vfr,sequence.pt,testsrc2=s=64x48:r=25:d=0.4$(DNN_TORCH_COMMA)setpts=N*N/TB,3,sequence,0.5,0))
 $(eval $(call FATE_DNN_TORCH_WINDOW_TEST,dpir,dpir.pt,testsrc2=s=64x48:r=25:d=0.2,1,stacked,0.1,1))
-# errors: an even window, a model of 5 frames given 3, a .pt2 package
+# the window as a .pt2 package, against the TorchScript file
+FATE_DNN_TORCH_WINDOW += fate-dnn-torch-window-pt2
+fate-dnn-torch-window-pt2: $(DNN_TORCH_TEMPORAL_PT2)
+fate-dnn-torch-window-pt2: CMD = $(DNN_TORCH_CHECK) compare $(TARGET_PATH) 50 \
+    -f lavfi -i testsrc2=s=63x47:r=25:d=0.4,format=rgb24 \
+    -vf dnn_processing=dnn_backend=torch:model=$(DNN_TORCH_DIR)/fastdvd.pt2:frames=5:sigma=0.1 -- \
+    -f lavfi -i testsrc2=s=63x47:r=25:d=0.4,format=rgb24 \
+    -vf dnn_processing=dnn_backend=torch:model=$(DNN_TORCH_DIR)/fastdvd.pt:frames=5:sigma=0.1
+FATE_DNN_TORCH_WINDOW += fate-dnn-torch-window-pt2-error-frames
+fate-dnn-torch-window-pt2-error-frames: $(DNN_TORCH_TEMPORAL_PT2)
+fate-dnn-torch-window-pt2-error-frames: CMD = $(DNN_TORCH_CHECK) fails \
+    "The .pt2 package takes 5 frames stacked on the channels (tools/dnn-torch-export.py --inputs stacked:5); the filter gives 3 frames stacked on the channels" \
+    $(TARGET_PATH)/ffmpeg -f lavfi -i testsrc2=s=64x48:r=25:d=0.2,format=rgb24 \
+    -vf dnn_processing=dnn_backend=torch:model=$(DNN_TORCH_DIR)/fastdvd.pt2:frames=3:sigma=0.1 -f null -
+FATE_DNN_TORCH_WINDOW += fate-dnn-torch-window-pt2-error-sigma
+fate-dnn-torch-window-pt2-error-sigma: $(DNN_TORCH_TEMPORAL_PT2)
+fate-dnn-torch-window-pt2-error-sigma: CMD = $(DNN_TORCH_CHECK) fails \
+    "The .pt2 package takes sigma as a plane after the frames; sigma and sigma_plane give no sigma" \
+    $(TARGET_PATH)/ffmpeg -f lavfi -i testsrc2=s=64x48:r=25:d=0.2,format=rgb24 \
+    -vf dnn_processing=dnn_backend=torch:model=$(DNN_TORCH_DIR)/fastdvd.pt2:frames=5 -f null -
+# errors: an even window, a model of 5 frames given 3, a .pt2 package of one frame
 FATE_DNN_TORCH_WINDOW += fate-dnn-torch-window-error-even
 fate-dnn-torch-window-error-even: CMD = $(DNN_TORCH_CHECK) fails "odd number of frames" $(TARGET_PATH)/ffmpeg \
     -f lavfi -i testsrc2=s=64x48:r=25:d=0.2,format=rgb24 \
@@ -449,7 +490,7 @@ fate-dnn-torch-window-error-frames: CMD = $(DNN_TORCH_CHECK) fails \
     -vf dnn_processing=dnn_backend=torch:model=$(DNN_TORCH_DIR)/fastdvd.pt:frames=3:sigma=0.1 -f null -
 FATE_DNN_TORCH_WINDOW += fate-dnn-torch-window-error-pt2
 fate-dnn-torch-window-error-pt2: $(DNN_TORCH_PT2_STAMP)
-fate-dnn-torch-window-error-pt2: CMD = $(DNN_TORCH_CHECK) fails "not .pt2 packages" $(TARGET_PATH)/ffmpeg \
+fate-dnn-torch-window-error-pt2: CMD = $(DNN_TORCH_CHECK) fails "The .pt2 package takes one frame" $(TARGET_PATH)/ffmpeg \
     -f lavfi -i testsrc2=s=64x48:r=25:d=0.2,format=rgb24 \
     -vf dnn_processing=dnn_backend=torch:model=$(DNN_TORCH_DIR)/conv.pt2:frames=3 -f null -
 
