@@ -356,8 +356,9 @@ def example_inputs(args, x):
     it: frames in x's memory format, a window stacked in it, a sequence
     contiguous."""
     layout, n = args.inputs
-    frames = [x] + [torch.rand(x.shape, generator=torch.Generator().manual_seed(i)).to(x)
-                    for i in range(1, n)]
+    # every frame in x's memory format: the package's code assumes its strides
+    frames = [x] + [torch.rand(x.shape, generator=torch.Generator().manual_seed(i)).to(x).contiguous(
+        memory_format=args.torch_format) for i in range(1, n)]
     plane = (1, 1, x.shape[2], x.shape[3])
     if layout == "pair":
         t = torch.full(plane if args.t_plane else (), 0.5, dtype=x.dtype, device=x.device)

@@ -406,11 +406,13 @@ fate-dnn-torch-interpolate-exported: CMD = $(DNN_TORCH_CHECK) interpolate $(TARG
 # the same weights as .pt2 packages (tools/dnn-torch-export.py --inputs
 # pair, and stacked:5 with a sigma plane): the filters give the same
 # frames as with the TorchScript files, which the tests above hold against
-# eager PyTorch; the package's signature against the filter's options
+# eager PyTorch (the pair's frames channels-last, as CUDA packages in fp16
+# take them: a package's code assumes the strides it was compiled for); the
+# package's signature against the filter's options
 DNN_TORCH_TEMPORAL_PT2 = $(DNN_TORCH_DATA)/ifnet.pt2 $(DNN_TORCH_DATA)/fastdvd.pt2
 $(DNN_TORCH_DATA)/ifnet.pt2: $(DNN_TORCH_IFNET) $(SRC_PATH)/tools/dnn-torch-export.py
 	$(M)$(TORCH_PYTHON) $(SRC_PATH)/tools/dnn-torch-export.py $(SRC_PATH)/tests/dnn/temporal_models.py:IFNetTiny \
-	    $@ --checkpoint $(DNN_TORCH_DATA)/ifnet.state.pt --inputs pair --no-simd >$@.log
+	    $@ --checkpoint $(DNN_TORCH_DATA)/ifnet.state.pt --inputs pair --no-simd --channels-last on >$@.log
 $(DNN_TORCH_DATA)/fastdvd.pt2: $(DNN_TORCH_IFNET) $(SRC_PATH)/tools/dnn-torch-export.py
 	$(M)$(TORCH_PYTHON) $(SRC_PATH)/tools/dnn-torch-export.py $(SRC_PATH)/tests/dnn/temporal_models.py:FastDVDTiny \
 	    $@ --checkpoint $(DNN_TORCH_DATA)/fastdvd.state.pt --inputs stacked:5 --sigma plane --no-simd >$@.log
