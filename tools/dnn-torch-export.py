@@ -268,7 +268,40 @@ def export_program(module, inputs, sizes, args):
              "(--static WxH exports it for one size)" % (
                  args.architecture["name"] if args.architecture else "the module",
                  x.shape[-1], x.shape[-2]))
+    if dynamic:
+        sizes_compiled(program, first.meta["val"].shape[-2:], sizes, args)
     return program
+
+
+def finite(bound, otherwise):
+    """A bound of torch.export's ranges as an int; otherwise where it is infinite."""
+    try:
+        return int(bound)
+    except (TypeError, ValueError, AttributeError, OverflowError):
+        return otherwise
+
+
+def sizes_compiled(program, dims, sizes, args):
+    """The recorded size ranges within those the program was compiled for:
+    torch.export derives them itself where Dim.AUTO is given (and may
+    narrow them, or take only multiples of a number, which is refused)."""
+    who = args.architecture["name"] if args.architecture else "the module"
+    for name, dim in zip(("height", "width"), dims):
+        expr = dim.node.expr
+        if not expr.is_Symbol:
+            fail("%s takes only a %s of the form %s after torch.export (--static WxH exports "
+                 "it for one size)" % (who, name, expr))
+        bounds = program.range_constraints.get(expr)
+        if bounds is None:
+            continue
+        lo, hi = sizes[name]
+        lo = max(lo, finite(bounds.lower, lo))
+        hi = min(hi, finite(bounds.upper, hi))
+        if lo > hi:
+            fail("%s takes no %s from %d to %d after torch.export" % (who, name, *sizes[name]))
+        if (lo, hi) != tuple(sizes[name]):
+            print("note: torch.export takes a %s from %d to %d: recorded so" % (name, lo, hi))
+            sizes[name] = (lo, hi)
 
 
 def export_pt2(module, inputs, sizes, args, memory_format):

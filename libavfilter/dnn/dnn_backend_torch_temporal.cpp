@@ -27,6 +27,7 @@
 #include "dnn_backend_torch_temporal.h"
 #include "dnn_backend_torch_error.h"
 #include "dnn_backend_torch_package.h"
+#include "dnn_backend_torch_precision.h"
 
 #include <algorithm>
 #include <sstream>
@@ -198,9 +199,10 @@ int th_frames_forward(torch::jit::Module *model, THPackage *package,
         inputs.push_back(th_scalar_input(how.t, how.t_plane, frames[0]));
         break;
     case DNN_FRAMES_STACKED:
-        // in the frames' memory format, as a package was compiled for
+        // in the model's memory format, as a package was compiled for (not
+        // what a 1-channel frame suggests: it is both)
         inputs.push_back(frames.size() == 1 ? frames[0] :
-                         torch::cat(frames, 1).contiguous(frames[0].suggest_memory_format()));
+                         torch::cat(frames, 1).contiguous(th_precision_memory_format(ctx, frames[0].device())));
         break;
     case DNN_FRAMES_SEQUENCE:
         inputs.push_back(torch::stack(frames, 1).contiguous());

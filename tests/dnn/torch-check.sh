@@ -35,6 +35,9 @@
 #       and at scene cuts (tests/dnn/temporal_models.py recurrent); print
 #       the frames that start from no state, whether the timestamps are the
 #       input's, and whether the PSNR is at least MIN_DB
+#   torch-check.sh frames FFMPEG ARGS...
+#       run ffmpeg ARGS (the input and filters) and print how many frames it
+#       writes, and their first and last timestamps
 #   torch-check.sh compare BUILDDIR MIN_DB[/BYTES] ARGS_A -- ARGS_B
 #       run two ffmpeg pipelines that write the same raw format to stdout and
 #       print whether their output is identical (MIN_DB "exact") or close;
@@ -248,6 +251,12 @@ recurrent)
     status=$?
     rm -f "$tmp.in" "$tmp.out" "$tmp.ref" "$tmp.in.crc" "$tmp.out.crc"
     exit $status
+    ;;
+frames)
+    # the frames ffmpeg ARGS writes (framecrc of the first stream): count, first and last pts
+    "$@" -nostdin -nostats -hide_banner -v error -fps_mode passthrough -c:v rawvideo -f framecrc - |
+        awk -F', *' '$1 == "0" { n++; if (n == 1) first = $2; last = $2 }
+                     END { print "frames: " n ", pts " first " to " last }'
     ;;
 compare)
     build=$1 min_db=${2%/*} bytes=1

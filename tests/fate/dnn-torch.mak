@@ -480,6 +480,13 @@ fate-dnn-torch-window-pt2-error-sigma: CMD = $(DNN_TORCH_CHECK) fails \
     "The .pt2 package takes sigma as a plane after the frames; sigma and sigma_plane give no sigma" \
     $(TARGET_PATH)/ffmpeg -f lavfi -i testsrc2=s=64x48:r=25:d=0.2,format=rgb24 \
     -vf dnn_processing=dnn_backend=torch:model=$(DNN_TORCH_DIR)/fastdvd.pt2:frames=5 -f null -
+# the end of the input where the input ends: the last windows come out at
+# the end, and fps after the filter must not repeat the last frame (an end
+# read from frames passed on, about twice the input's, made it)
+FATE_DNN_TORCH_WINDOW += fate-dnn-torch-window-end
+fate-dnn-torch-window-end: CMD = $(DNN_TORCH_CHECK) frames $(TARGET_PATH)/ffmpeg \
+    -f lavfi -i testsrc2=s=64x48:r=25:d=0.4,format=rgb24 \
+    -vf dnn_processing=dnn_backend=torch:model=$(DNN_TORCH_DIR)/sequence.pt:frames=3:window=sequence:sigma=0.5:sigma_plane=0,fps=25
 # errors: an even window, a model of 5 frames given 3, a .pt2 package of one frame
 FATE_DNN_TORCH_WINDOW += fate-dnn-torch-window-error-even
 fate-dnn-torch-window-error-even: CMD = $(DNN_TORCH_CHECK) fails "odd number of frames" $(TARGET_PATH)/ffmpeg \
