@@ -98,6 +98,20 @@ compare_raw() {
     fi
 }
 
+# against_eager TMP MIN_DB MODE ARGS...: the frames temporal_models.py MODE
+# makes of TMP.in with $model in eager PyTorch against TMP.out (from
+# filter_frames); exits with the result, TMP.* removed
+against_eager() {
+    t=$1 db=$2; shift 2
+    m=$1; shift
+    "$python" "$src/tests/dnn/temporal_models.py" "$m" "$model" "$t.in" "$t.in.crc" "$t.out.crc" \
+        "$@" "$t.ref" || exit 1
+    compare_raw "$t.ref" "$t.out" "$db"
+    status=$?
+    rm -f "$t.in" "$t.out" "$t.ref" "$t.in.crc" "$t.out.crc"
+    exit $status
+}
+
 # filter_frames SOURCE FILTER LAYOUT TMP: the rgb24 frames of the lavfi graph
 # SOURCE into TMP.in and their framecrc listing into TMP.in.crc; through
 # FILTER (LAYOUT: as CUDA frames of that layout) into TMP.out and
@@ -211,12 +225,7 @@ interpolate)
     build=$1 python=$2 model=$3 source=$4 mode=$5 scene=$6 min_db=$7 layout=${8:-}
     tmp=tests/data/fate/dnn-torch-interpolate.$$
     filter_frames "$source" "dnn_interpolate=model=$model:$mode:scene=$scene" "$layout" "$tmp" || exit 1
-    "$python" "$src/tests/dnn/temporal_models.py" reference "$model" "$tmp.in" "$tmp.in.crc" \
-        "$tmp.out.crc" "$mode" "$scene" "$tmp.ref" || exit 1
-    compare_raw "$tmp.ref" "$tmp.out" "$min_db"
-    status=$?
-    rm -f "$tmp.in" "$tmp.out" "$tmp.ref" "$tmp.in.crc" "$tmp.out.crc"
-    exit $status
+    against_eager "$tmp" "$min_db" reference "$mode" "$scene"
     ;;
 window)
     # dnn_processing with a window of frames (and sigma) on rgb24 frames of
@@ -228,12 +237,7 @@ window)
     filter_frames "$source" \
         "dnn_processing=dnn_backend=torch:model=$model:frames=$frames:window=$window:sigma=$sigma:sigma_plane=$plane" \
         "$layout" "$tmp" || exit 1
-    "$python" "$src/tests/dnn/temporal_models.py" window "$model" "$tmp.in" "$tmp.in.crc" \
-        "$tmp.out.crc" "$frames" "$window" "$sigma" "$plane" "$tmp.ref" || exit 1
-    compare_raw "$tmp.ref" "$tmp.out" "$min_db"
-    status=$?
-    rm -f "$tmp.in" "$tmp.out" "$tmp.ref" "$tmp.in.crc" "$tmp.out.crc"
-    exit $status
+    against_eager "$tmp" "$min_db" window "$frames" "$window" "$sigma" "$plane"
     ;;
 recurrent)
     # dnn_processing recurrent=1 (scene=SCENE) on rgb24 frames of SOURCE
@@ -245,12 +249,7 @@ recurrent)
     tmp=tests/data/fate/dnn-torch-recurrent.$$
     filter_frames "$source" "dnn_processing=dnn_backend=torch:model=$model:recurrent=1:scene=$scene" \
         "$layout" "$tmp" || exit 1
-    "$python" "$src/tests/dnn/temporal_models.py" recurrent "$model" "$tmp.in" "$tmp.in.crc" \
-        "$tmp.out.crc" "$scene" "$resets" "$tmp.ref" || exit 1
-    compare_raw "$tmp.ref" "$tmp.out" "$min_db"
-    status=$?
-    rm -f "$tmp.in" "$tmp.out" "$tmp.ref" "$tmp.in.crc" "$tmp.out.crc"
-    exit $status
+    against_eager "$tmp" "$min_db" recurrent "$scene" "$resets"
     ;;
 frames)
     # the frames ffmpeg ARGS writes (framecrc of the first stream): count, first and last pts
