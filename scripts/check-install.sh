@@ -5,8 +5,11 @@
 # or a distribution would get, then uninstall:
 #
 #   - the installed programs run (ffmpeg -h filter=dnn_processing);
-#   - their RUNPATH is LibTorch's lib directory (none with
-#     --disable-libtorch-rpath), never a build directory;
+#   - the torch backend is a module of its own: ffmpeg neither needs nor
+#     loads LibTorch until a filter loads a model, and says why when the
+#     module is missing, cannot be loaded or comes from another build;
+#   - their RUNPATH, and the module's, is LibTorch's lib directory (none
+#     with --disable-libtorch-rpath), never a build directory;
 #   - the pkg-config files parse, point at the installed headers and
 #     libraries, hold no build-directory paths and no linker state flags
 #     (--no-as-needed), and a program links with them;
@@ -84,6 +87,59 @@ done
 not_found() { run ldd "$1" | grep "not found" && return 1; return 0; }
 check "ldd finds every library of ffmpeg" not_found "$ffmpeg"
 
+# The torch backend's module (libavfilter/dnn/torch_module.mak).
+module_name=libavfilter-torch.so
+module=$stage$shlibdir/$module_name
+check "the torch backend's module is installed: $shlibdir/$module_name" test -f "$module"
+avfilter_so=
+[ "$shared" = yes ] && avfilter_so=$(find "$stage$shlibdir" -name 'libavfilter.so.*' -type f | head -1)
+no_libtorch() {
+    for f in "$ffmpeg" $avfilter_so; do
+        readelf -d "$f" | grep -E 'NEEDED.*(libtorch|libc10|libstdc\+\+)' && return 1
+    done
+    loaded=$(run env LD_DEBUG=files "$ffmpeg" -version 2>&1 >/dev/null | grep -E 'file=[^ ]*(libtorch|libc10)')
+    [ -z "$loaded" ] || { printf '%s\n' "$loaded" | head -3; return 1; }
+}
+check "ffmpeg -version neither needs nor loads LibTorch" no_libtorch
+
+# dnn_processing on a model file that does not exist: the module says so
+# once loaded; before, the loader says why it could not load the module.
+# DIR FFMPEG EXIT MESSAGE: FFMPEG run with DIR on the library path exits
+# with EXIT and prints MESSAGE.
+says() {
+    out=$(LD_LIBRARY_PATH=$1${libpath:+:$libpath} "$2" -hide_banner -nostdin -f lavfi -i color=s=16x16:d=0.04 \
+          -vf dnn_processing=dnn_backend=torch:model="$tmp/none.pt" -f null - 2>&1)
+    rc=$?
+    printf '%s\n' "$out" | grep -qF -- "$4" && [ "$rc" = "$3" ] && return 0
+    echo "expected exit $3 and \"$4\", got exit $rc:"; printf '%s\n' "$out" | tail -5; return 1
+}
+check "with the module on the library path, the model's own error" \
+    says "$stage$shlibdir" "$ffmpeg" 234 "$tmp/none.pt"
+if [ -e "$shlibdir/$module_name" ] || [ "$shared" = yes ]; then
+    echo "        note: not checked what a missing module says ($shlibdir/$module_name is installed, or a shared build)"
+else
+    check "without the module, the loader's error" says "$tmp" "$ffmpeg" 234 \
+        "The torch DNN backend is a module of its own, $module_name, and it is not installed: looked in $stage$bindir, $shlibdir and on the library path ($module_name: cannot open shared object file"
+fi
+# Modules beside a copy of the (static) program, where the loader looks first.
+if [ "$shared" != yes ]; then
+    mkdir -p "$tmp/other" "$tmp/broken"
+    cp "$ffmpeg" "$tmp/other/"; cp "$ffmpeg" "$tmp/broken/"
+    printf 'const void *ff_dnn_torch_module(const char *build) { return 0; }\n' >"$tmp/other.c"
+    printf 'int needed(void) { return 0; }\n' >"$tmp/needed.c"
+    printf 'int needed(void);\nint f(void) { return needed(); }\n' >"$tmp/broken.c"
+    if ! { ${CC:-cc} -shared -fPIC -o "$tmp/other/$module_name" "$tmp/other.c" &&
+           ${CC:-cc} -shared -fPIC -o "$tmp/libneeded.so" "$tmp/needed.c" &&
+           ${CC:-cc} -shared -fPIC -o "$tmp/broken/$module_name" "$tmp/broken.c" -L"$tmp" -lneeded &&
+           rm "$tmp/libneeded.so"; }; then
+        fail "cannot build the test modules"
+    fi
+    check "a module of another build: refused" says "$tmp" "$tmp/other/ffmpeg" 234 \
+        "The torch backend's module $tmp/other/$module_name comes from another build of FFmpeg: it must be the one built with this libavfilter"
+    check "a module whose libraries are missing (LibTorch): the loader's error" says "$tmp" "$tmp/broken/ffmpeg" 234 \
+        "Could not load the torch backend's module $tmp/broken/$module_name: libneeded.so: cannot open shared object file: No such file or directory"
+fi
+
 # 3. RUNPATH: LibTorch's lib directory, or nothing; never a build directory.
 runpath_of() { readelf -d "$1" | sed -n 's/.*(\(RUNPATH\|RPATH\)).*\[\(.*\)\]/\1 \2/p'; }
 check_runpath() {
@@ -100,9 +156,7 @@ check_runpath() {
     echo "${rp:-no RUNPATH}"
 }
 desc_rp=$([ "$rpath" = yes ] && echo "is $libtorch/lib" || echo "leaves LibTorch out (--disable-libtorch-rpath)")
-avfilter_so=
-[ "$shared" = yes ] && avfilter_so=$(find "$stage$shlibdir" -name 'libavfilter.so.*' -type f | head -1)
-for f in "$stage$bindir"/* $avfilter_so; do
+for f in "$stage$bindir"/* $avfilter_so "$module"; do
     [ -f "$f" ] || continue
     if out=$(check_runpath "$f"); then ok "RUNPATH of ${f#"$stage"} $desc_rp"
     else fail "RUNPATH of ${f#"$stage"}: $out"; fi
@@ -137,9 +191,8 @@ done
 [ $n -gt 0 ] || fail "no .pc files in $pkgconfigdir"
 
 # A program links against the installed libavfilter with its pkg-config
-# flags and finds the filter when run.  LibTorch's lib directory and, for
-# the libraries' own dependencies, the staged lib directory stand in for the
-# system's library paths.
+# flags, without LibTorch, and finds the filter when run; the staged lib
+# directory stands in for the system's library paths.
 cat >"$tmp/t.c" <<'C'
 #include <stdio.h>
 #include <libavfilter/avfilter.h>
@@ -154,22 +207,10 @@ link_and_run() {
     static=; [ "$shared" = yes ] || static=--static
     # shellcheck disable=SC2046  # pkg-config's flags are words
     ${CC:-cc} -o "$tmp/t" "$tmp/t.c" $(pc --cflags ${static:+"$static"} libavfilter) $(pc --libs ${static:+"$static"} libavfilter) \
-        -L"$libtorch/lib" -Wl,-rpath-link,"$libtorch/lib" -Wl,-rpath-link,"$stage$shlibdir" || return 1
-    LD_LIBRARY_PATH=$libtorch/lib${libpath:+:$libpath} "$tmp/t"
+        -Wl,-rpath-link,"$stage$shlibdir" || return 1
+    run "$tmp/t"
 }
 check "a program links with pkg-config --libs libavfilter and finds dnn_processing" link_and_run
-# LibTorch's CUDA backend registers itself from libtorch_cuda's constructors:
-# a program that does not load it has no device=cuda.  Not a failure of the
-# .pc files, but worth knowing (static libavfilter with --as-needed).
-if [ "$(mk LIBTORCH_CUDA)" = yes ] && [ "$shared" != yes ] && [ -f "$tmp/t" ]; then
-    if readelf -d "$tmp/t" | grep -q 'NEEDED.*libtorch_cuda'; then
-        echo "        note: the program loads libtorch_cuda (LibTorch's CUDA backend)"
-    else
-        echo "        note: the program does not load libtorch_cuda: the linker's --as-needed dropped it, so"
-        echo "        LibTorch's CUDA backend (device=cuda) is missing in programs linked this way"
-    fi
-fi
-
 # 5. Uninstall.
 if $make -C "$top" uninstall DESTDIR="$stage" >"$tmp/uninstall.log" 2>&1; then
     left=$(find "$stage" ! -type d | sed "s|^$stage||")

@@ -32,6 +32,8 @@ rm -rf "$carry/clang"
 if [ -x "$top/build/ffmpeg" ] && grep -q '^CONFIG_CUDA_LLVM=yes' "$top/build/ffbuild/config.mak" 2>/dev/null; then
     mkdir -p "$carry/clang/lib"
     cp -f "$top/build/ffmpeg" "$carry/clang/"
+    # the torch backend's module, which ffmpeg looks for beside itself
+    cp -f "$top/build/libavfilter-torch.so" "$carry/clang/"
     # the libraries of the full build (dav1d, libvpx, freetype...) that the
     # GPU machine lacks; not glibc's, the compiler's nor LibTorch's
     ldd "$top/build/ffmpeg" | awk '$3 ~ /^\// { print $3 }' |

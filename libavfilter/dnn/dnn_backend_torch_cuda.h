@@ -24,7 +24,7 @@
  * device memory, run on the frames' CUDA context and stream.
  *
  * The backend calls these hooks whatever the build: in one without CUDA
- * frames (dnn_cuda.h: DNN_CUDA_FRAMES) they are the stubs at the end, and
+ * frames (configure's dnn_cuda) they are the stubs at the end, and
  * no DNNCudaFrames is ever bound.
  */
 
@@ -54,7 +54,7 @@ static inline bool th_cuda_bound(const DNNCudaFrames *cf)
     return cf->device_ref != NULL;
 }
 
-#if DNN_CUDA_FRAMES
+#if CONFIG_DNN_CUDA
 
 /**
  * A CUDA section: the frames' context is pushed for the section's lifetime
@@ -156,7 +156,7 @@ int th_cuda_read_input(DNNCudaFrames *cf, const AVFrame *frame, torch::Tensor *i
 int th_cuda_write_output(DNNCudaFrames *cf, const torch::Tensor &output,
                          const AVFrame *in, AVFrame *out, void *log_ctx) noexcept;
 
-#else /* !DNN_CUDA_FRAMES */
+#else /* !CONFIG_DNN_CUDA */
 
 class THCudaRequest {
 public:
@@ -193,6 +193,6 @@ static inline int th_cuda_write_output(DNNCudaFrames *, const torch::Tensor &,
     return AVERROR_BUG;
 }
 
-#endif /* DNN_CUDA_FRAMES */
+#endif /* CONFIG_DNN_CUDA */
 
 #endif /* AVFILTER_DNN_DNN_BACKEND_TORCH_CUDA_H */

@@ -41,9 +41,6 @@ extern "C" {
 #include "libavfilter/dnn_interface.h"
 }
 
-/** torch model_format: what the model file is. */
-enum THModelFormat { TH_MODEL_FORMAT_AUTO, TH_MODEL_FORMAT_TORCHSCRIPT, TH_MODEL_FORMAT_PT2 };
-
 class THPackage;
 
 /**

@@ -35,9 +35,6 @@ extern "C" {
 #include "libavfilter/dnn_interface.h"
 }
 
-/** torch_precision: what the model computes in. */
-enum THPrecision { TH_PRECISION_FP32, TH_PRECISION_FP16, TH_PRECISION_BF16 };
-
 /** A precision's name in the option: "fp32", "fp16" or "bf16". */
 const char *th_precision_name(int precision);
 

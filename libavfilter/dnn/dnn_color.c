@@ -21,6 +21,7 @@
 #include "libavutil/error.h"
 #include "libavutil/log.h"
 #include "libavutil/pixdesc.h"
+#include "libavfilter/dnn_interface.h"
 #include "dnn_color_frame.h"
 
 #define UNSUPPORTED_FLAGS (AV_PIX_FMT_FLAG_BE | AV_PIX_FMT_FLAG_PAL | AV_PIX_FMT_FLAG_BITSTREAM | \

@@ -155,9 +155,6 @@ typedef struct DNNColorTile {
     int pitch, plane_size;              ///< in floats
 } DNNColorTile;
 
-/** What the model sees of a Y'CbCr frame. */
-enum DNNColorYuvInput { DNN_COLOR_YUV_LUMA, DNN_COLOR_YUV_RGB };
-
 typedef union DNNColorBits {
     float f;
     unsigned u;

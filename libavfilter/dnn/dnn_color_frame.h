@@ -74,17 +74,8 @@ void ff_dnn_color_frame_to_tensor_rows(const DNNColorConvert *p, int y0, int y1)
 void ff_dnn_color_tensor_to_frame_rows(const DNNColorConvert *p, int cy0, int cy1);
 int ff_dnn_color_chroma_rows(const DNNColorConvert *p);
 
-/**
- * Channels of the model's input for frames of this layout: 3 for R'G'B',
- * for Y'CbCr 3 with yuv_input=rgb and 1 (the luma) with yuv_input=luma.
- */
-int ff_dnn_color_channels(enum AVPixelFormat format, int yuv_input);
-
-/**
- * Whether frames of this layout in system memory are converted here (Y'CbCr
- * with yuv_input=rgb); otherwise the DNN filters' own conversions do it.
- */
-int ff_dnn_color_converts(enum AVPixelFormat format, int yuv_input);
+/* ff_dnn_color_channels() and ff_dnn_color_converts(), which the filters
+ * call, are declared in dnn_interface.h. */
 
 /**
  * Set p up to convert a frame in system memory to, or from, a float32 NCHW

@@ -39,13 +39,6 @@
 #include "libavfilter/dnn_interface.h"
 #include "dnn_color.h"
 
-/**
- * Whether this build takes CUDA frames: CUDA, LibTorch's CUDA library, and a
- * CUDA compiler for the conversion kernels (the same condition builds this
- * file, in dnn/Makefile).
- */
-#define DNN_CUDA_FRAMES (CONFIG_CUDA && CONFIG_LIBTORCH_CUDA && (CONFIG_CUDA_LLVM || CONFIG_CUDA_NVCC))
-
 typedef struct DNNCudaFrames {
     AVBufferRef *device_ref;          ///< the frames' CUDA device (AVHWDeviceContext)
     void *cuda_ctx;                   ///< its CUcontext, pushed around every CUDA section
@@ -59,14 +52,6 @@ typedef struct DNNCudaFrames {
     void *fill_black;                 ///< CUfunction dnn_fill_black
     int matrix_guessed;               ///< an unspecified matrix was reported
 } DNNCudaFrames;
-
-/**
- * Whether the DNN filters take CUDA frames of this layout: the packed RGB
- * ones (rgb0, bgr0, rgba, bgra) and every Y'CbCr layout that NVDEC and the
- * CUDA filters make (nv12, p010, p016, nv16, p210, p216, yuv444p, yuv444p16,
- * yuv420p...), converted on the GPU by dnn_cuda_convert.cu.
- */
-int ff_dnn_cuda_supported(enum AVPixelFormat sw_format);
 
 /**
  * Fill cf from the CUDA frames of inlink and load the conversion kernels
@@ -105,57 +90,7 @@ int ff_dnn_cuda_frame_to_tensor(DNNCudaFrames *cf, const AVFrame *frame,
 int ff_dnn_cuda_tensor_to_frame(DNNCudaFrames *cf, const DNNColorTensor *t,
                                 const AVFrame *in, const AVFrame *out, void *log_ctx);
 
-/*
- * What the filter calls.  A build without CUDA frames has stubs: its filter
- * never gets any (AV_PIX_FMT_CUDA is not among its formats).
- */
-#if DNN_CUDA_FRAMES
-/**
- * Check that inlink carries CUDA frames that backend can take (torch only),
- * of a supported layout, and log why not (with the layouts) if it does not.
- */
-int ff_dnn_cuda_check_input(void *log_ctx, AVFilterLink *inlink, DNNBackendType backend);
-
-/**
- * Check that a CUDA frame arriving on inlink is what the link was configured
- * with: the same layout and device, the link's size, a crop inside it.
- * Anything else would be read out of bounds: EINVAL.
- */
-int ff_dnn_cuda_check_frame(void *log_ctx, AVFilterLink *inlink, const AVFrame *frame);
-
-/**
- * Give outlink a pool of CUDA frames of its size, with the layout and device
- * of inlink's frames: the model's output is written into them.
- */
-int ff_dnn_cuda_init_output(AVFilterLink *outlink, AVFilterLink *inlink);
-
-/**
- * Copy the data of the CUDA frame src into dst, a frame of the same layout
- * and size on the same device (another pool), on the device's stream: a
- * frame passed through a filter whose other output frames come from its
- * own pool.  Properties are not copied.
- */
-int ff_dnn_cuda_copy_frame(void *log_ctx, AVFrame *dst, const AVFrame *src);
-#else
-static inline int ff_dnn_cuda_check_input(void *log_ctx, AVFilterLink *inlink, DNNBackendType backend)
-{
-    return AVERROR(ENOSYS);
-}
-
-static inline int ff_dnn_cuda_check_frame(void *log_ctx, AVFilterLink *inlink, const AVFrame *frame)
-{
-    return AVERROR(ENOSYS);
-}
-
-static inline int ff_dnn_cuda_copy_frame(void *log_ctx, AVFrame *dst, const AVFrame *src)
-{
-    return AVERROR(ENOSYS);
-}
-
-static inline int ff_dnn_cuda_init_output(AVFilterLink *outlink, AVFilterLink *inlink)
-{
-    return AVERROR(ENOSYS);
-}
-#endif
+/* The filters' side of CUDA frames (dnn_cuda_links.c) is declared in
+ * dnn_interface.h. */
 
 #endif /* AVFILTER_DNN_DNN_CUDA_H */

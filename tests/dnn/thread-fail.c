@@ -37,17 +37,22 @@ typedef int (*CreateFunc)(pthread_t *, const pthread_attr_t *, void *(*)(void *)
 /**
  * Whether func is libavfilter's code: in libavfilter.so (a shared build:
  * where avfilter_version() is), else in the program itself (a static build,
- * whose symbols are not exported: the object of its program headers).
+ * whose symbols are not exported: the object of its program headers), or
+ * in the torch backend's module, libavfilter-torch.so.
  */
 static int in_libavfilter(void *func)
 {
     void *avfilter = dlsym(RTLD_DEFAULT, "avfilter_version");
     Dl_info lib, code;
+    const char *slash;
 
     if (!avfilter)
         avfilter = (void *)getauxval(AT_PHDR);
     if (!dladdr(avfilter, &lib) || !dladdr(func, &code))
         return 0;
+    slash = code.dli_fname ? strrchr(code.dli_fname, '/') : NULL;
+    if (slash && !strncmp(slash + 1, "libavfilter-torch.", 18))
+        return 1;
     return lib.dli_fbase == code.dli_fbase;
 }
 

@@ -124,10 +124,14 @@ $(eval $(call FATE_DNN_TORCH_NVDEC,luma-nearest2x,nearest2x,45,luma))
 # with the same frames (cuDNN's handles of the first context must not be
 # reused); frames of another frames context and crop fields that wrap around
 # are EINVAL; a failed upload is an error.
+# Linked as a program of the user's: with static libraries it exports what
+# the torch backend's module calls (dnn/torch_module.mak) and finds the
+# module through its RUNPATH.
 DNN_TORCH_API_CUDA = $(DNN_TORCH_DATA)/api-dnn-cuda$(EXESUF)
-$(DNN_TORCH_API_CUDA): $(SRC_PATH)/tests/dnn/api-dnn-cuda.c $(FF_DEP_LIBS) | $(DNN_TORCH_STAMP)
+$(DNN_TORCH_API_CUDA): $(SRC_PATH)/tests/dnn/api-dnn-cuda.c $(FF_DEP_LIBS) $(TORCH_MODULE) $(TORCH_MODULE_EXPORTS) | $(DNN_TORCH_STAMP)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@.o $<
-	$(LD) $(LDFLAGS) $(LDEXEFLAGS) -o $@ $@.o $(FF_EXTRALIBS) $(ELIBS)
+	$(LD) $(LDFLAGS) $(LDEXEFLAGS) $(if $(TORCH_MODULE_EXPORTS),@$(TORCH_MODULE_EXPORTS) -Wl$(DNN_TORCH_COMMA)-rpath$(DNN_TORCH_COMMA)$(CURDIR)) \
+	    -o $@ $@.o $(FF_EXTRALIBS) $(ELIBS)
 FATE_DNN_TORCH_CUDA += fate-dnn-torch-cuda-api
 fate-dnn-torch-cuda-api: $(DNN_TORCH_API_CUDA)
 fate-dnn-torch-cuda-api: CMD = run $(DNN_TORCH_API_CUDA) $(DNN_TORCH_DIR)/conv.pt

@@ -1,0 +1,36 @@
+/*
+ * Copyright (c) 2026 the FFmpeg DNN CUDA fork developers
+ *
+ * This file is part of FFmpeg.
+ *
+ * FFmpeg is free software; you can redistribute it and/or
+ * modify it under the terms of the GNU Lesser General Public
+ * License as published by the Free Software Foundation; either
+ * version 2.1 of the License, or (at your option) any later version.
+ *
+ * FFmpeg is distributed in the hope that it will be useful,
+ * but WITHOUT ANY WARRANTY; without even the implied warranty of
+ * MERCHANTABILITY or FITNESS FOR A PARTICULAR PURPOSE.  See the GNU
+ * Lesser General Public License for more details.
+ *
+ * You should have received a copy of the GNU Lesser General Public
+ * License along with FFmpeg; if not, write to the Free Software
+ * Foundation, Inc., 51 Franklin Street, Fifth Floor, Boston, MA 02110-1301 USA
+ */
+
+/*
+ * The torch backend module's entry (dnn_backend_torch_module.h): the only
+ * symbol it exports, so that nothing else of it can clash with the program
+ * that loads it.
+ */
+
+#include <string.h>
+
+#include "dnn_backend_torch_module.h"
+
+extern const DNNModule ff_dnn_backend_torch_module;
+
+const DNNModule *ff_dnn_torch_module(const char *build)
+{
+    return strcmp(build, TH_MODULE_BUILD) ? NULL : &ff_dnn_backend_torch_module;
+}
