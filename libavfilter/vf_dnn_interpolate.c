@@ -26,13 +26,12 @@
  * CUDA memory (zero-copy, on the frames' stream).
  */
 
+#include "libavutil/dict.h"
 #include "libavutil/opt.h"
 #include "libavutil/pixdesc.h"
 #include "filters.h"
 #include "dnn_filter_common.h"
 #include "video.h"
-#include "dnn/dnn_color_frame.h"
-#include "dnn/dnn_cuda.h"
 
 typedef struct DnnInterpolateContext {
     const AVClass *class;
@@ -40,6 +39,7 @@ typedef struct DnnInterpolateContext {
     int factor;
     AVRational fps;             ///< 0/1: factor times the input's rate
     float scene;                ///< 0: no scene-cut detection
+    int scdet;                  ///< scene cuts from scdet's metadata
 
     AVFrame *prev;              ///< the earlier frame of the next pair
     int64_t prev_id;            ///< its id for the backend
@@ -57,6 +57,8 @@ static const AVOption dnn_interpolate_options[] = {
     { "fps",    "output frame rate (any; 0: factor times the input's)", OFFSET2(fps), AV_OPT_TYPE_RATIONAL, { .dbl = 0 }, 0, INT_MAX, FLAGS },
     { "scene",  "scene-cut threshold: mean absolute difference of the two frames (0 to 1) above which the earlier frame is repeated; 0: off",
                                                                         OFFSET2(scene),  AV_OPT_TYPE_FLOAT,      { .dbl = 0 },   0, 1, FLAGS },
+    { "scdet",  "take scene cuts from the scdet filter before this one (lavfi.scd.time): the earlier frame is repeated",
+                                                                        OFFSET2(scdet),  AV_OPT_TYPE_BOOL,       { .i64 = 0 },   0, 1, FLAGS },
     { "t_plane", "give the model t as a 1x1xHxW plane, not a 0-D tensor", OFFSET(t_plane), AV_OPT_TYPE_BOOL,       { .i64 = 0 },   0, 1, FLAGS },
     { NULL }
 };
@@ -67,6 +69,11 @@ static av_cold int init(AVFilterContext *context)
 {
     DnnInterpolateContext *ctx = context->priv;
 
+    if (ctx->scdet && ctx->scene > 0) {
+        av_log(context, AV_LOG_ERROR, "scene and scdet are two ways of finding scene cuts: "
+               "set one of them\n");
+        return AVERROR(EINVAL);
+    }
     ctx->dnnctx.backend_type = DNN_TH;
     // a frame made between two: its chroma is the model's too
     ctx->dnnctx.yuv_input = DNN_COLOR_YUV_RGB;
@@ -82,8 +89,8 @@ static const enum AVPixelFormat pix_fmts[] = {
     AV_PIX_FMT_YUV420P, AV_PIX_FMT_YUV422P,
     AV_PIX_FMT_YUV444P, AV_PIX_FMT_YUV410P, AV_PIX_FMT_YUV411P,
     AV_PIX_FMT_NV12,
-#if DNN_CUDA_FRAMES
-    AV_PIX_FMT_CUDA, // the layouts dnn/dnn_cuda.h lists
+#if CONFIG_DNN_CUDA
+    AV_PIX_FMT_CUDA, // the layouts ff_dnn_cuda_supported() takes
 #endif
     AV_PIX_FMT_NONE
 };
@@ -217,7 +224,7 @@ static double pair_time(int64_t n, AVRational ratio, int64_t start, int64_t span
 
 /**
  * Every output time in [prev, prev + span) (span in input time base), from
- * prev and later (NULL at the end: the earlier frame repeated).
+ * prev and later (NULL at the end or at a cut: the earlier frame repeated).
  */
 static int output_interval(AVFilterContext *context, AVFrame *later, int64_t later_id, int64_t span)
 {
@@ -265,7 +272,7 @@ static int filter_frame(AVFilterContext *context, AVFrame *in)
     DnnInterpolateContext *ctx = context->priv;
     AVFilterLink *inlink = context->inputs[0];
     int64_t id = ctx->next_id++;
-    int ret = 0;
+    int cut, ret = 0;
 
     if (in->format == AV_PIX_FMT_CUDA && (ret = ff_dnn_cuda_check_frame(context, inlink, in)) < 0) {
         av_frame_free(&in);
@@ -284,7 +291,9 @@ static int filter_frame(AVFilterContext *context, AVFrame *in)
             av_frame_free(&in);
             return 0;
         }
-        ret = output_interval(context, in, id, in->pts - ctx->prev->pts);
+        // scdet marks the first frame of a scene: no frame between it and the last one
+        cut = ctx->scdet && av_dict_get(in->metadata, "lavfi.scd.time", NULL, 0);
+        ret = output_interval(context, cut ? NULL : in, id, in->pts - ctx->prev->pts);
         av_frame_free(&ctx->prev);
     }
     ctx->prev = in;

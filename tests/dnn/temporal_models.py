@@ -16,7 +16,7 @@ reference runs MODEL in eager PyTorch as dnn_interpolate should: IN.raw
 holds the rgb24 input frames, IN.crc and OUT.crc the framecrc listings of
 the input and of dnn_interpolate's output (their time bases, sizes and
 timestamps); MODE is "factor=N" or "fps=NUM/DEN"; SCENE the scene-cut
-threshold (0: off).  It writes the frames dnn_interpolate must make to
+threshold (0: off), or "cuts:I,J", the pairs scdet cuts.  It writes the frames dnn_interpolate must make to
 OUT.raw, and prints whether the output's timestamps are the expected ones
 (exact, from fractions) and how many frames each has.
 
@@ -240,6 +240,13 @@ def schedule(tb_in, frames, tb_out, mode):
 
 
 def reference(model_path, inp, in_crc, out_crc, mode, scene, out):
+    # SCENE: the threshold of the filter's own scene score, or "cuts:I,J":
+    # the pairs that scdet's marks cut (their earlier frame repeated)
+    given_cuts = set()
+    if scene.startswith("cuts:"):
+        given_cuts = {int(i) for i in scene[5:].split(",")}
+        scene = 0.0
+    scene = float(scene)
     model = torch.jit.load(model_path).eval()
     tb_in, frames_in = read_crc(in_crc)
     tb_out, frames_out = read_crc(out_crc)
@@ -258,7 +265,7 @@ def reference(model_path, inp, in_crc, out_crc, mode, scene, out):
                 f.write(pictures[i].numpy().tobytes())
                 continue
             later = tensors[i + 1]
-            if scene > 0 and (earlier - later).abs().mean().item() > scene:
+            if i in given_cuts or scene > 0 and (earlier - later).abs().mean().item() > scene:
                 y = earlier
                 cuts.add(i)
             else:
@@ -269,7 +276,7 @@ def reference(model_path, inp, in_crc, out_crc, mode, scene, out):
     got = [pts for pts, _ in frames_out]
     print("input frames: %d, output frames: %d (expected %d)" % (count, len(got), len(expected)))
     print("output time base: %s" % tb_out)
-    if scene > 0:
+    if scene > 0 or given_cuts:
         print("scene cuts (pairs whose earlier frame is repeated): %s" % sorted(cuts))
     print("timestamps as expected: %s" % ("yes" if got == expected else "no"))
     if got != expected:
@@ -348,7 +355,7 @@ if __name__ == "__main__":
         make(sys.argv[2])
     elif len(sys.argv) == 9 and sys.argv[1] == "reference":
         reference(sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5], sys.argv[6],
-                  float(sys.argv[7]), sys.argv[8])
+                  sys.argv[7], sys.argv[8])
     elif len(sys.argv) == 11 and sys.argv[1] == "window":
         window(sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5], int(sys.argv[6]), sys.argv[7],
                float(sys.argv[8]), sys.argv[9] == "1", sys.argv[10])

@@ -17,7 +17,8 @@
 #       print whether the PSNR between them is at least MIN_DB
 #   torch-check.sh interpolate BUILDDIR PYTHON MODEL SOURCE MODE SCENE MIN_DB [LAYOUT]
 #       run dnn_interpolate (MODE: factor=N or fps=RATE; SCENE: its scene
-#       option) on the rgb24 frames of the lavfi graph SOURCE, and the same
+#       option, or scdet:I,J: scdet before it, with scdet=1, expected to cut
+#       the pairs I, J) on the rgb24 frames of the lavfi graph SOURCE, and the same
 #       model in eager PyTorch as the filter should run it
 #       (tests/dnn/temporal_models.py reference); print the frame counts,
 #       whether the timestamps are exactly the expected ones, and whether
@@ -224,7 +225,10 @@ interpolate)
     # (tests/dnn/temporal_models.py reference): timestamps exact, PSNR
     build=$1 python=$2 model=$3 source=$4 mode=$5 scene=$6 min_db=$7 layout=${8:-}
     tmp=tests/data/fate/dnn-torch-interpolate.$$
-    filter_frames "$source" "dnn_interpolate=model=$model:$mode:scene=$scene" "$layout" "$tmp" || exit 1
+    filter="dnn_interpolate=model=$model:$mode:scene=$scene"
+    # scdet:I,J: scene cuts from scdet before the filter, at the pairs I, J
+    case $scene in scdet:*) filter="scdet,dnn_interpolate=model=$model:$mode:scdet=1" scene=cuts:${scene#scdet:} ;; esac
+    filter_frames "$source" "$filter" "$layout" "$tmp" || exit 1
     against_eager "$tmp" "$min_db" reference "$mode" "$scene"
     ;;
 window)

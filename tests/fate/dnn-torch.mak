@@ -376,8 +376,9 @@ FATE_DNN_TORCH += $(FATE_DNN_TORCH_PT2)
 # frames (>= 50 dB) with every timestamp exact: twice and 4x the rate,
 # 24000/1001 to 60 fps (t from the timestamps), variable frame rate input,
 # a scene cut (two sources one after the other: no output frame mixes
-# them), the last frame at the end; timestamps far from 0 (2*10^14, where
-# pts * 1001 * 60 no longer fits in 64 bits): exact still.
+# them; found by the filter, or by scdet before it), the last frame at the
+# end; timestamps far from 0 (2*10^14, where pts * 1001 * 60 no longer fits
+# in 64 bits): exact still.
 DNN_TORCH_IFNET = $(DNN_TORCH_DATA)/ifnet.pt
 DNN_TORCH_COMMA := ,
 $(DNN_TORCH_IFNET): $(SRC_PATH)/tests/dnn/temporal_models.py | $(DNN_TORCH_STAMP)
@@ -394,6 +395,7 @@ $(eval $(call FATE_DNN_TORCH_INTERPOLATE_TEST,fps60,testsrc2=s=64x48:r=24000/100
 $(eval $(call FATE_DNN_TORCH_INTERPOLATE_TEST,fps60-late,testsrc2=s=32x24:r=24000/1001:d=0.3$(DNN_TORCH_COMMA)setpts=PTS+200000000000000,fps=60,0))
 $(eval $(call FATE_DNN_TORCH_INTERPOLATE_TEST,vfr,testsrc2=s=64x48:r=25:d=0.4$(DNN_TORCH_COMMA)setpts=N*N/TB,factor=2,0))
 $(eval $(call FATE_DNN_TORCH_INTERPOLATE_TEST,scene,testsrc2=s=64x48:r=25:d=0.16[a];testsrc=s=64x48:r=25:d=0.16[b];[a][b]concat,factor=3,0.2))
+$(eval $(call FATE_DNN_TORCH_INTERPOLATE_TEST,scdet,testsrc2=s=64x48:r=25:d=0.16[a];testsrc=s=64x48:r=25:d=0.16[b];[a][b]concat,factor=3,scdet:3))
 # the same net exported by tools/dnn-torch-export.py --inputs pair; the
 # tool's errors for a pair model as .pt2 and a one-frame model as a pair
 DNN_TORCH_IFNET_EXPORTED = $(DNN_TORCH_DATA)/ifnet-exported.pt
@@ -432,7 +434,12 @@ fate-dnn-torch-interpolate-export-recurrent-pt2: CMD = $(DNN_TORCH_CHECK) export
 FATE_DNN_TORCH_INTERPOLATE += fate-dnn-torch-interpolate-export-one-frame
 fate-dnn-torch-interpolate-export-one-frame: CMD = $(DNN_TORCH_CHECK) export $(TORCH_PYTHON) \
     $(SRC_PATH)/tests/dnn/gen_torch_models.py:SmallConv $(DNN_TORCH_DATA)/x.pt --inputs pair --format torchscript
-# errors: a model of one frame, as TorchScript and as a .pt2 package
+# errors: scene and scdet both set; a model of one frame, as TorchScript
+# and as a .pt2 package
+FATE_DNN_TORCH_INTERPOLATE += fate-dnn-torch-interpolate-error-scdet-scene
+fate-dnn-torch-interpolate-error-scdet-scene: CMD = $(DNN_TORCH_CHECK) fails \
+    "scene and scdet are two ways of finding scene cuts: set one of them" $(TARGET_PATH)/ffmpeg \
+    -f lavfi -i testsrc2=s=64x48:r=25:d=0.2,format=rgb24 -vf dnn_interpolate=model=$(DNN_TORCH_DIR)/ifnet.pt:scene=0.2:scdet=1 -f null -
 FATE_DNN_TORCH_INTERPOLATE += fate-dnn-torch-interpolate-error-one-frame-model
 fate-dnn-torch-interpolate-error-one-frame-model: CMD = $(DNN_TORCH_CHECK) error $(TARGET_PATH)/ffmpeg \
     -f lavfi -i testsrc2=s=64x48:r=25:d=0.2,format=rgb24 -vf dnn_interpolate=model=$(DNN_TORCH_DIR)/conv.pt -f null -
