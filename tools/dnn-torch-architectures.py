@@ -22,7 +22,10 @@ one of its classes, such as RealPLKSR), for the speed
 measurement of tools/dnn-torch-bench.sh (BENCH_ARCHITECTURES).
 
 table prints the Markdown table from a survey and the "arch" lines of a
-bench run (SPEED.txt): bare and filter fps at 1080p, fp16, per architecture.
+bench run (SPEED.txt): bare and filter fps at 1080p, fp16, per architecture
+("arch NAME bare FPS nv12 FPS (MIN-MAX) SHARE"), or why not ("arch NAME
+failed: WHY", or "arch NAME not-measured: WHY" for one that exports but did
+not run within the machine's time).
 doc puts that table into DOC.md between its "<!-- architectures:begin -->"
 and "<!-- architectures:end -->" lines (make architectures: doc/architectures.md).
 """
@@ -40,7 +43,9 @@ import time
 import warnings
 
 warnings.filterwarnings("ignore")
-import torch  # noqa: E402
+# imported by main() for the commands that build models: table and doc
+# need no torch
+torch = None
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -219,6 +224,9 @@ def table(survey_file, speed_file, previous=None):
                 speeds[parts[1]] = (parts[3], " ".join(parts[5:]))
             elif len(parts) >= 3 and parts[0] == "arch" and parts[2] == "failed:":
                 speeds[parts[1]] = ("no: " + " ".join(parts[3:]), "")
+            elif len(parts) >= 3 and parts[0] == "arch" and parts[2] == "not-measured:":
+                # exports, but did not run within the machine's time
+                speeds[parts[1]] = ("not measured: " + " ".join(parts[3:]), "")
     print("| architecture (class) | parameters | recognised | torch.export (.pt2) | TorchScript | "
           "H200 fp16 1080p: bare fps | filter, NVDEC nv12 fps |")
     print("|---|---:|---|---|---|---:|---:|")
@@ -258,7 +266,10 @@ def doc(survey_file, doc_file, speed_file):
 
 
 def main():
+    global torch
     argv = sys.argv[1:]
+    if argv[:1] in (["one"], ["survey"], ["weights"]):
+        import torch
     if argv[:1] == ["one"] and len(argv) == 3:
         with tempfile.TemporaryDirectory() as tmpdir:
             print(json.dumps(survey_one(argv[1], argv[2], tmpdir)))
