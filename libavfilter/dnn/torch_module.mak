@@ -29,6 +29,9 @@ TORCH-MODULE-OBJS-$(CONFIG_DNN_CUDA) += dnn/dnn_backend_torch_cuda.o         \
                                         dnn/dnn_cuda_convert.ptx.o           \
                                         cuda/load_helper.o
 TORCH_MODULE_OBJS := $(addprefix libavfilter/,$(TORCH-MODULE-OBJS-yes))
+# their directories in the build tree, as FFmpeg's common.mak makes them
+$(TORCH_MODULE_OBJS): | $(sort $(dir $(TORCH_MODULE_OBJS)))
+OUTDIRS := $(OUTDIRS) $(dir $(TORCH_MODULE_OBJS))
 
 ifdef CONFIG_LIBTORCH
 all-yes: $(TORCH_MODULE)
