@@ -5,7 +5,13 @@
  *       (default 1920 1080 3 fp32)
  *
  * Runs MODEL on one preallocated 1x3xHxW input on cuda:0, back to back, with no
- * frame conversion or copies, and prints one line "fps: N".  PRECISION fp16
+ * frame conversion or copies, and prints one line "fps: N" (model runs a
+ * second).  Models of several frames take what the filter gives them: a
+ * package's signature (ffmpeg_dnn_inputs, _t, _sigma, which
+ * tools/dnn-torch-export.py records), or for TorchScript BARE_INPUTS, in
+ * the export tool's words: "pair" (two frames and a 0-D t), "pair plane"
+ * (t as a plane), "stacked N" or "sequence N", followed by "sigma" or
+ * "sigma plane" for a noise level after the frames.  PRECISION fp16
  * or bf16 casts the model and input, channels-last (the filter's default for
  * them on a GPU).  A .pt2 package (tools/dnn-torch-export.py --device cuda)
  * runs through LibTorch's AOTIModelPackageLoader, on an input in the
@@ -18,6 +24,8 @@
 #include <cstdlib>
 #include <exception>
 #include <memory>
+#include <sstream>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -26,11 +34,70 @@
 #include <torch/cuda.h>
 #include <torch/script.h>
 
-/** One model, TorchScript or .pt2, run on one input. */
+/** What the model takes, as the filter gives it. */
+struct Signature {
+    std::string layout = "frame"; ///< frame, pair, stacked or sequence
+    long frames = 1;
+    bool t_plane = false;
+    std::string sigma = "none";   ///< none, plane or 0-d
+};
+
+/** "pair", "stacked 5"... with "plane" (t) and "sigma [plane]" words after. */
+static Signature parse_signature(const std::string &text)
+{
+    std::istringstream words(text);
+    std::string w;
+    Signature sig;
+    words >> sig.layout;
+    if (sig.layout == "stacked" || sig.layout == "sequence")
+        words >> sig.frames;
+    else if (sig.layout == "pair")
+        sig.frames = 2;
+    else if (sig.layout != "frame")
+        throw std::runtime_error("unknown inputs: " + text);
+    while (words >> w) {
+        if (w == "plane" && sig.sigma == "none")
+            sig.t_plane = true;
+        else if (w == "sigma")
+            sig.sigma = "0-d";
+        else if (w == "plane")
+            sig.sigma = "plane";
+        else
+            throw std::runtime_error("unknown word " + w + " in inputs: " + text);
+    }
+    return sig;
+}
+
+/** Random inputs of the signature: frames of HxW, t = 0.5, sigma = 0.1. */
+static std::vector<torch::IValue> make_inputs(const Signature &sig, long h, long w,
+                                              const torch::TensorOptions &opt,
+                                              c10::MemoryFormat format)
+{
+    auto frame = [&] { return torch::rand({1, 3, h, w}, opt).contiguous(format); };
+    auto plane = [&](double v) { return torch::full({1, 1, h, w}, v, opt).contiguous(format); };
+    std::vector<torch::IValue> in;
+
+    if (sig.layout == "pair") {
+        in = { frame(), frame(), sig.t_plane ? plane(0.5) : torch::full({}, 0.5, opt) };
+    } else if (sig.layout == "stacked") {
+        in.push_back(torch::rand({1, 3 * sig.frames, h, w}, opt).contiguous(format));
+    } else if (sig.layout == "sequence") {
+        in.push_back(torch::rand({1, sig.frames, 3, h, w}, opt));
+    } else {
+        in.push_back(frame());
+    }
+    if (sig.sigma == "plane")
+        in.push_back(plane(0.1));
+    else if (sig.sigma == "0-d")
+        in.push_back(torch::full({}, 0.1, opt));
+    return in;
+}
+
+/** One model, TorchScript or .pt2, run on its inputs. */
 class BareModel {
 public:
     virtual ~BareModel() = default;
-    virtual void run(const torch::Tensor &input) = 0;
+    virtual void run(const std::vector<torch::IValue> &inputs) = 0;
 };
 
 class TorchScriptModel : public BareModel {
@@ -46,7 +113,7 @@ public:
             if (param.dim() == 4)
                 param.set_data(param.contiguous(format));
     }
-    void run(const torch::Tensor &input) override { model.forward({ input }); }
+    void run(const std::vector<torch::IValue> &inputs) override { model.forward(inputs); }
 
 private:
     torch::jit::Module model;
@@ -63,8 +130,27 @@ public:
                c10::MemoryFormat::ChannelsLast : c10::MemoryFormat::Contiguous;
     }
     std::string precision() { return loader.get_metadata()["ffmpeg_dnn_dtype"]; }
+    /** The signature the export tool recorded (none: one frame). */
+    Signature signature()
+    {
+        auto meta = loader.get_metadata();
+        std::string text = meta.count("ffmpeg_dnn_inputs") ? meta["ffmpeg_dnn_inputs"] : "frame";
+        if (meta["ffmpeg_dnn_t"] == "plane")
+            text += " plane";
+        if (meta["ffmpeg_dnn_sigma"] == "plane")
+            text += " sigma plane";
+        else if (meta["ffmpeg_dnn_sigma"] == "0-d")
+            text += " sigma";
+        return parse_signature(text);
+    }
     // on the current stream, as the filter runs it on FFmpeg's
-    void run(const torch::Tensor &input) override { loader.run({ input }); }
+    void run(const std::vector<torch::IValue> &inputs) override
+    {
+        std::vector<torch::Tensor> tensors;
+        for (const auto &v : inputs)
+            tensors.push_back(v.toTensor());
+        loader.run(tensors);
+    }
 
 private:
     torch::inductor::AOTIModelPackageLoader loader;
@@ -110,6 +196,8 @@ int main(int argc, char **argv)
         const std::string path = argv[1];
         std::unique_ptr<BareModel> model;
         c10::MemoryFormat input_format = format;
+        const char *inputs_env = getenv("BARE_INPUTS");
+        Signature sig = parse_signature(inputs_env ? inputs_env : "frame");
         if (path.size() > 4 && path.compare(path.size() - 4, 4, ".pt2") == 0) {
             auto package = std::make_unique<PackageModel>(argv[1], dev);
             if (package->precision() != precision) {
@@ -118,6 +206,7 @@ int main(int argc, char **argv)
                 return 1;
             }
             input_format = package->memory_format();
+            sig = package->signature();
             model = std::move(package);
         } else {
             model = std::make_unique<TorchScriptModel>(argv[1], dev, dtype, format);
@@ -129,9 +218,9 @@ int main(int argc, char **argv)
             torch::jit::setGraphExecutorOptimize(atoi(opt) != 0);
         c10::InferenceMode guard;
 
-        const torch::Tensor input = torch::rand({1, 3, height, width},
-                                                torch::TensorOptions().device(dev))
-                                        .to(dtype).contiguous(input_format);
+        const std::vector<torch::IValue> input =
+            make_inputs(sig, height, width, torch::TensorOptions().device(dev).dtype(dtype),
+                        input_format);
 
         // warm-up: cuDNN autotuning, CUDA context, caching allocator
         for (int i = 0; i < 20; i++)

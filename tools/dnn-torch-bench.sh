@@ -36,6 +36,14 @@
 # to an fp16 .pt2 for this GPU; bare, and through the filter on NVDEC nv12
 # frames of a 1080p MPEG-2 clip (yuv_input=rgb), lines "arch NAME bare FPS
 # nv12 FPS (MIN-MAX)";
+# BENCH_TEMPORAL (interpolate window), models of several frames, fp16 .pt2
+# packages on NVDEC nv12 frames of the 1080p clip against the same package
+# bare on the same inputs: "interpolate", an IFNet sized like RIFE 4.6
+# (tests/dnn/temporal_models.py IFNetBench; its GFLOPs per frame printed)
+# through dnn_interpolate (factor 2: one model run per input frame, two
+# output frames), and "window", FastDVDnet's two stages with 64 features
+# through dnn_processing frames=5 (a noise plane); lines "temporal NAME
+# ...", the share of bare in model runs a second;
 # BENCH_PRECISIONS (fp32 fp16 bf16), the precisions measured; BENCH_FORMATS
 # (torchscript pt2); BENCH_LAYOUTS (rgb0 nv12 p010le), the CUDA frames' layouts
 # (rgb0 first: the others are given as a share of it).  Whether
@@ -243,6 +251,45 @@ row() {
     unset fps_nv12 fps_p010le
 }
 
+# clip1080: models/clip1080.m2v, 10 s of 1080p MPEG-2 for NVDEC
+clip1080() {
+    [ -f models/clip1080.m2v ] ||
+        run "making the 1080p clip" "$ffmpeg" -v error -f lavfi -i "testsrc2=s=${w}x$h:r=25:d=10" \
+            -c:v mpeg2video -q:v 2 -y models/clip1080.m2v
+}
+
+# temporal_row NAME: a model of several frames, bare and from NVDEC (above)
+temporal_row() {
+    case $1 in
+    interpolate) class=IFNetBench args='[]' inputs="--inputs pair"
+                 filter="dnn_interpolate=precision=fp16" per_run=2 ;;
+    window)      class=FastDVDTiny args='[3, 64]' inputs="--inputs stacked:5 --sigma plane"
+                 filter="dnn_processing=dnn_backend=torch:precision=fp16:frames=5:sigma=0.1:yuv_input=rgb" per_run=1 ;;
+    *)           echo "error: no temporal bench model $1" >&2; exit 1 ;;
+    esac
+    pt2=models/temporal-$1-fp16.pt2
+    if [ ! -f "$pt2" ]; then
+        echo "compiling $pt2" >&2
+        # shellcheck disable=SC2086  # $inputs: the tool's options
+        run "exporting $pt2" "$python" "$src/tools/dnn-torch-export.py" \
+            "$src/tests/dnn/temporal_models.py:$class" "$pt2.tmp.pt2" --args "$args" $inputs \
+            --min-size 64 --device cuda --precision fp16 --no-check
+        mv "$pt2.tmp.pt2" "$pt2"
+    fi
+    clip1080
+    echo "measuring $1: bare, NVDEC nv12" >&2
+    bare_fps "$pt2" fp16
+    bfps=$fps
+    repeated_fps -hwaccel cuda -hwaccel_output_format cuda -stream_loop -1 -i models/clip1080.m2v \
+        -vf "$filter:model=$pt2"
+    runs=$(awk -v f="$med" -v n="$per_run" 'BEGIN { printf "%.1f", f / n }')
+    what="$class"
+    [ "$1" = interpolate ] && what="$class, $("$python" "$src/tests/dnn/temporal_models.py" gflops "$w" "$h") GFLOPs a frame"
+    echo "temporal $1 ($what): bare $bfps runs/s; filter $med fps ($spread) out, $runs runs/s, $(ratio "$runs" "$bfps") of bare" >>"$tmp/temporal"
+    tail -n 1 "$tmp/temporal" >&2
+    target "temporal $1 fp16 pt2 (NVDEC nv12): >= 0.9 x bare" "$runs" ">=" "$(awk -v b="$bfps" 'BEGIN { print 0.9 * b }')"
+}
+
 # arch_row ARCH: a community architecture, bare and from NVDEC (above)
 arch_row() {
     pt2=models/arch-$1-fp16.pt2
@@ -254,9 +301,7 @@ arch_row() {
             "$pt2.tmp.pt2" --device cuda --precision fp16 --no-check
         mv "$pt2.tmp.pt2" "$pt2"
     fi
-    [ -f models/clip1080.m2v ] ||
-        run "making the 1080p clip" "$ffmpeg" -v error -f lavfi -i "testsrc2=s=${w}x$h:r=25:d=10" \
-            -c:v mpeg2video -q:v 2 -y models/clip1080.m2v
+    clip1080
     echo "measuring architecture $1: bare, NVDEC nv12" >&2
     bare_fps "$pt2" fp16
     bfps=$fps
@@ -274,6 +319,11 @@ for a in ${BENCH_ARCHITECTURES:-}; do
         echo "arch $a failed: ${why:-see the log}" >>"$tmp/arch"
     }
     cat "$tmp/arch-err" >&2
+done
+
+: >"$tmp/temporal"
+for t in ${BENCH_TEMPORAL-interpolate window}; do
+    temporal_row "$t"
 done
 
 for m in $models; do
@@ -305,6 +355,12 @@ for l in $layouts; do
 done
 echo "$header | $(printf "%8s" CPU-frm)"
 cat "$tmp/table"
+if [ -s "$tmp/temporal" ]; then
+    echo
+    echo "models of several frames (tests/dnn/temporal_models.py), fp16 .pt2, 1080p, bare and"
+    echo "through the filter from NVDEC nv12 (median (min-max); model runs a second):"
+    cat "$tmp/temporal"
+fi
 if [ -s "$tmp/arch" ]; then
     echo
     echo "community architectures (tools/dnn-torch-architectures.py), fp16 .pt2, 1080p input,"

@@ -5,6 +5,11 @@
     temporal_models.py reference MODEL IN.raw IN.crc OUT.crc MODE SCENE OUT.raw
     temporal_models.py window MODEL IN.raw IN.crc OUT.crc FRAMES WINDOW SIGMA SIGMA_PLANE OUT.raw
     temporal_models.py recurrent MODEL IN.raw IN.crc OUT.crc SCENE RESETS OUT.raw
+    temporal_models.py gflops WIDTH HEIGHT
+
+gflops prints the GFLOPs of one output frame of IFNetBench, an IFNet sized
+like RIFE 4.6 that make bench exports (tools/dnn-torch-export.py
+tests/dnn/temporal_models.py:IFNetBench ... --inputs pair).
 
 make writes ifnet.pt: a small network shaped like RIFE's IFNet (a flow
 network at half resolution that sees both frames and t, warps each frame
@@ -54,6 +59,21 @@ import torch  # noqa: E402
 import torch.nn.functional as F  # noqa: E402
 
 
+def backward_warp(frame: torch.Tensor, flow: torch.Tensor) -> torch.Tensor:
+    """frame sampled at each pixel plus flow (in pixels), as IFNet warps:
+    -1 to 1 across the frame from arange and the flow as scalars, so that
+    torch.export keeps the size symbolic."""
+    n, _, h, w = frame.shape
+    ys = torch.arange(h, device=frame.device, dtype=frame.dtype) * (2.0 / max(h - 1, 1)) - 1.0
+    xs = torch.arange(w, device=frame.device, dtype=frame.dtype) * (2.0 / max(w - 1, 1)) - 1.0
+    gy, gx = torch.meshgrid(ys, xs, indexing="ij")
+    grid = torch.stack((gx, gy), 2).unsqueeze(0).expand(n, h, w, 2)
+    shift = torch.stack((flow[:, 0] * (2.0 / max(w - 1, 1)),
+                         flow[:, 1] * (2.0 / max(h - 1, 1))), 3)
+    return F.grid_sample(frame, grid + shift, mode="bilinear", padding_mode="border",
+                         align_corners=True)
+
+
 class IFNetTiny(torch.nn.Module):
     """IFNet's structure at a test's size: flow and mask from both frames
     and t at half resolution, backward warps of both frames, a blend."""
@@ -66,21 +86,6 @@ class IFNetTiny(torch.nn.Module):
             torch.nn.Conv2d(features, features, 3, 1, 1), torch.nn.PReLU(features))
         self.decode = torch.nn.Conv2d(features, 5, 3, 1, 1)
 
-    def warp(self, frame: torch.Tensor, flow: torch.Tensor) -> torch.Tensor:
-        n, _, h, w = frame.shape
-        # -1 to 1 across the frame (arange: torch.export keeps h and w symbolic)
-        ys = torch.arange(h, device=frame.device, dtype=frame.dtype) * (2.0 / max(h - 1, 1)) - 1.0
-        xs = torch.arange(w, device=frame.device, dtype=frame.dtype) * (2.0 / max(w - 1, 1)) - 1.0
-        gy, gx = torch.meshgrid(ys, xs, indexing="ij")
-        grid = torch.stack((gx, gy), 2).unsqueeze(0).expand(n, h, w, 2)
-        # flow in pixels, grid in [-1, 1] (scalars, not a tensor of them:
-        # torch.export keeps the size symbolic)
-        shift = torch.stack((flow[:, 0] * (2.0 / max(w - 1, 1)),
-                             flow[:, 1] * (2.0 / max(h - 1, 1))), 3)
-        grid = grid + shift
-        return F.grid_sample(frame, grid, mode="bilinear", padding_mode="border",
-                             align_corners=True)
-
     def forward(self, earlier: torch.Tensor, later: torch.Tensor, t: torch.Tensor) -> torch.Tensor:
         n, _, h, w = earlier.shape
         tt = t.to(earlier.dtype).reshape(1, 1, 1, 1).expand(n, 1, h, w)
@@ -91,9 +96,81 @@ class IFNetTiny(torch.nn.Module):
                             align_corners=False)
         flow = torch.tanh(out[:, :4]) * 4.0
         mask = torch.sigmoid(out[:, 4:5])
-        warped_earlier = self.warp(earlier, flow[:, :2] * t)
-        warped_later = self.warp(later, flow[:, 2:4] * (1 - t))
+        warped_earlier = backward_warp(earlier, flow[:, :2] * t)
+        warped_later = backward_warp(later, flow[:, 2:4] * (1 - t))
         return mask * warped_earlier + (1 - mask) * warped_later
+
+
+class IFBlockBench(torch.nn.Module):
+    """One IFNet block: the input at 1/scale, two stride-2 convolutions,
+    eight 3x3 convolutions with PReLU (a residual), and a transposed
+    convolution and pixel shuffle back to 1/scale: flow (4) and mask (1)."""
+
+    def __init__(self, inputs: int, c: int):
+        super().__init__()
+        self.down = torch.nn.Sequential(
+            torch.nn.Conv2d(inputs, c // 2, 3, 2, 1), torch.nn.PReLU(c // 2),
+            torch.nn.Conv2d(c // 2, c, 3, 2, 1), torch.nn.PReLU(c))
+        layers = []
+        for _ in range(8):
+            layers += [torch.nn.Conv2d(c, c, 3, 1, 1), torch.nn.PReLU(c)]
+        self.body = torch.nn.Sequential(*layers)
+        self.up = torch.nn.ConvTranspose2d(c, 4 * 5, 4, 2, 1)
+
+    def forward(self, x: torch.Tensor, scale: float):
+        h, w = x.shape[2], x.shape[3]
+        if scale != 1:
+            x = F.interpolate(x, scale_factor=1.0 / scale, mode="bilinear", align_corners=False)
+        f = self.down(x)
+        f = self.body(f) + f
+        # back to the frame's size, whatever it is: 4x the stride-2 outputs
+        # is a multiple of 4 (every size: torch.export compiles one case)
+        out = F.interpolate(F.pixel_shuffle(self.up(f), 2), size=(h, w), mode="bilinear",
+                            align_corners=False)
+        return out[:, :4] * scale, out[:, 4:5]
+
+
+class IFNetBench(torch.nn.Module):
+    """An IFNet sized like RIFE 4.6, for make bench: four blocks at 1/8,
+    1/4, 1/2 and 1/1 of the frame (c = 192, 128, 96, 64), each refining the
+    flow and mask of the one before from the frames warped by it; the two
+    frames warped and blended.  Sizes are padded to a multiple of 32 inside
+    (1920x1080 runs as 1920x1088) and the result cropped back."""
+
+    def __init__(self, channels=(192, 128, 96, 64)):
+        super().__init__()
+        self.blocks = torch.nn.ModuleList(
+            [IFBlockBench(7, channels[0])] + [IFBlockBench(12, c) for c in channels[1:]])
+        self.scales = [8.0, 4.0, 2.0, 1.0]
+
+    def forward(self, earlier: torch.Tensor, later: torch.Tensor, t: torch.Tensor) -> torch.Tensor:
+        n, _, h, w = earlier.shape
+        img0, img1 = earlier, later
+        tt = t.to(img0.dtype).reshape(1, 1, 1, 1).expand(n, 1, h, w)
+        flow, mask = self.blocks[0](torch.cat((img0, img1, tt), 1), self.scales[0])
+        warped0 = backward_warp(img0, flow[:, :2])
+        warped1 = backward_warp(img1, flow[:, 2:4])
+        for block, scale in zip(self.blocks[1:], self.scales[1:]):
+            d_flow, d_mask = block(torch.cat((warped0, warped1, tt, mask, flow), 1), scale)
+            flow = flow + d_flow
+            mask = mask + d_mask
+            warped0 = backward_warp(img0, flow[:, :2])
+            warped1 = backward_warp(img1, flow[:, 2:4])
+        m = torch.sigmoid(mask)
+        return warped0 * m + warped1 * (1 - m)
+
+
+def gflops(width, height):
+    """IFNetBench's GFLOPs for one output frame of width x height (one
+    multiply-add = 2 FLOPs), counted by PyTorch on shapes alone."""
+    from torch.utils.flop_counter import FlopCounterMode
+    with torch.device("meta"):
+        model = IFNetBench()
+        frames = (torch.rand(1, 3, height, width), torch.rand(1, 3, height, width), torch.tensor(0.5))
+    counter = FlopCounterMode(display=False)
+    with counter, torch.no_grad():
+        model(*frames)
+    return counter.get_total_flops() / 1e9
 
 
 def block(inputs: int, outputs: int, features: int = 16) -> torch.nn.Sequential:
@@ -107,10 +184,10 @@ class DenoiseStage(torch.nn.Module):
     """One of FastDVDnet's stages: 3 frames and the noise map give the
     centre frame, less the noise the network sees."""
 
-    def __init__(self, channels: int = 3):
+    def __init__(self, channels: int = 3, features: int = 16):
         super().__init__()
         self.channels = channels
-        self.net = block(3 * channels + 1, channels)
+        self.net = block(3 * channels + 1, channels, features)
 
     def forward(self, frames: torch.Tensor, noise_map: torch.Tensor) -> torch.Tensor:
         centre = frames[:, self.channels:2 * self.channels]
@@ -119,13 +196,14 @@ class DenoiseStage(torch.nn.Module):
 
 class FastDVDTiny(torch.nn.Module):
     """FastDVDnet's two stages at a test's size: forward(window, noise_map)
-    with the window 1 x 5*3 x H x W and the noise map 1 x 1 x H x W."""
+    with the window 1 x 5*3 x H x W and the noise map 1 x 1 x H x W
+    (make bench: 64 features)."""
 
-    def __init__(self, channels: int = 3):
+    def __init__(self, channels: int = 3, features: int = 16):
         super().__init__()
         self.channels = channels
-        self.stage1 = DenoiseStage(channels)
-        self.stage2 = DenoiseStage(channels)
+        self.stage1 = DenoiseStage(channels, features)
+        self.stage2 = DenoiseStage(channels, features)
 
     def forward(self, window: torch.Tensor, noise_map: torch.Tensor) -> torch.Tensor:
         c = self.channels
@@ -351,7 +429,9 @@ def recurrent(model_path, inp, in_crc, out_crc, scene, resets, out):
 
 
 if __name__ == "__main__":
-    if len(sys.argv) == 3 and sys.argv[1] == "make":
+    if len(sys.argv) == 4 and sys.argv[1] == "gflops":
+        print("%.1f" % gflops(int(sys.argv[2]), int(sys.argv[3])))
+    elif len(sys.argv) == 3 and sys.argv[1] == "make":
         make(sys.argv[2])
     elif len(sys.argv) == 9 and sys.argv[1] == "reference":
         reference(sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5], sys.argv[6],
