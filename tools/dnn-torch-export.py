@@ -143,6 +143,36 @@ class PadToMultiple(torch.nn.Module):
         return y[:, :, :h * self.scale, :w * self.scale]
 
 
+class SpandrelCall(torch.nn.Module):
+    """An architecture whose forward returns more than the picture (FBCNN
+    its quality factor too, MMRealSR its degradation estimate): the picture
+    alone, taken from it as spandrel's own call of the model does."""
+
+    def __init__(self, model, call):
+        super().__init__()
+        self.model, self.call = model, call
+
+    def forward(self, x):
+        return self.call(self.model, x)
+
+
+def picture_only(desc, module):
+    """module, or module wrapped in SpandrelCall where its output is not one
+    tensor (tried on a small random picture)."""
+    req = desc.size_requirements
+    side = max(req.minimum, 16)
+    side += (req.multiple_of - side % req.multiple_of) % req.multiple_of
+    with torch.no_grad():
+        y = module(torch.rand(1, desc.input_channels, side, side))
+    if isinstance(y, torch.Tensor):
+        return module
+    call = getattr(desc, "_call_fn", None)  # spandrel 0.4.2, pinned in UPSTREAM
+    if call is None:
+        fail("%s returns %s, and spandrel says not which part is the picture" %
+             (desc.architecture.name, type(y).__name__))
+    return SpandrelCall(module, call)
+
+
 def load_weights(path, args):
     """A community model's weights: the module spandrel makes of them, and
     what it says of the architecture."""
@@ -170,7 +200,7 @@ def load_weights(path, args):
     req = desc.size_requirements
     if req.square:
         fail("%s needs square input, which dnn_processing does not give" % name)
-    module = freeze_reparameterized(desc.model.eval())
+    module = picture_only(desc, freeze_reparameterized(desc.model.eval()))
     if req.multiple_of > 1:
         module = PadToMultiple(module, req.multiple_of, desc.scale)
     return module, {"name": name, "scale": desc.scale, "channels": desc.input_channels,
