@@ -150,6 +150,20 @@ fate-dnn-torch-error-no-thread: CMD = LD_PRELOAD=$(TARGET_PATH)/$(DNN_TORCH_THRE
     -f lavfi -i testsrc2=s=64x48:r=25,format=rgb24 -frames:v 2 \
     -vf dnn_processing=dnn_backend=torch:model=$(DNN_TORCH_DIR)/identity.pt:async=1 -f null -
 
+# Through the API (tests/dnn/api-dnn-error.c): a model that fails on the
+# first frame, and the application goes on (more frames, the end, draining
+# the output): every call returns, with the error, synchronously or not.
+# Linked as a user's program (dnn-torch-cuda.mak: DNN_TORCH_API_CUDA).
+DNN_TORCH_API_ERROR = $(DNN_TORCH_DATA)/api-dnn-error$(EXESUF)
+$(DNN_TORCH_API_ERROR): $(SRC_PATH)/tests/dnn/api-dnn-error.c $(FF_DEP_LIBS) $(TORCH_MODULE) $(TORCH_MODULE_EXPORTS) | $(DNN_TORCH_STAMP)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@.o $<
+	$(LD) $(LDFLAGS) $(LDEXEFLAGS) $(if $(TORCH_MODULE_EXPORTS),@$(TORCH_MODULE_EXPORTS) -Wl$(DNN_TORCH_COMMA)-rpath$(DNN_TORCH_COMMA)$(CURDIR)) \
+	    -o $@ $@.o $(FF_EXTRALIBS) $(ELIBS)
+FATE_DNN_TORCH += fate-dnn-torch-api-error-sync fate-dnn-torch-api-error-async
+fate-dnn-torch-api-error-sync fate-dnn-torch-api-error-async: $(DNN_TORCH_API_ERROR)
+fate-dnn-torch-api-error-sync: CMD = timeout -s KILL 120 $(TARGET_PATH)/$(DNN_TORCH_API_ERROR) $(DNN_TORCH_DIR)/raises_on_data.pt 0
+fate-dnn-torch-api-error-async: CMD = timeout -s KILL 120 $(TARGET_PATH)/$(DNN_TORCH_API_ERROR) $(DNN_TORCH_DIR)/raises_on_data.pt 1
+
 # Regression: async=1 crashed (SIGSEGV) when the output stopped while an
 # inference was still running: the model was freed under the worker thread.
 FATE_DNN_TORCH += fate-dnn-torch-async-early-stop
