@@ -76,7 +76,8 @@ check "ffmpeg runs" "$ff" -hide_banner -version
 check "ffmpeg has the cuda hwaccel" sh -c "$ff -hide_banner -hwaccels | grep -qx cuda"
 check "ffmpeg has scale_cuda and hwupload_cuda" sh -c "$ff -hide_banner -filters | grep -q ' scale_cuda ' && $ff -hide_banner -filters | grep -q ' hwupload_cuda '"
 check "ffmpeg has the NVENC encoders" sh -c "$ff -hide_banner -encoders | grep -q h264_nvenc"
-check "ffmpeg needs libtorch_cuda.so" sh -c "readelf -d $ff | grep -q 'libtorch_cuda.so'"
+# LibTorch is the torch backend's module's (libavfilter/dnn/torch_module.mak)
+check "the torch module needs libtorch_cuda.so" sh -c "readelf -d build/libavfilter-torch.so | grep -q 'libtorch_cuda.so'"
 python=$(sed -n 's/^TORCH_PYTHON = //p' config.mk)
 "$python" tests/dnn/gen_torch_models.py "$work/models" >/dev/null
 "$ff" -hide_banner -v error -f lavfi -i testsrc2=s=320x240:r=25,format=rgb24 -frames:v 5 \
