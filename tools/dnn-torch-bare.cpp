@@ -30,6 +30,9 @@
 #include <vector>
 
 #include <ATen/Context.h>
+#include <ATen/cuda/CUDAGraph.h>
+#include <c10/cuda/CUDAGuard.h>
+#include <c10/cuda/CUDAStream.h>
 #include <torch/csrc/inductor/aoti_package/model_package_loader.h>
 #include <torch/cuda.h>
 #include <torch/script.h>
@@ -227,13 +230,30 @@ int main(int argc, char **argv)
             model->run(input);
         torch::cuda::synchronize();
 
+        // BARE_CUDA_GRAPH=1: one run captured in a CUDA graph and replayed,
+        // as the filter's cuda_graph=1 (capture needs a non-default stream)
+        const char *graph_env = getenv("BARE_CUDA_GRAPH");
+        at::cuda::CUDAGraph graph;
+        const bool use_graph = graph_env && atoi(graph_env) != 0;
+        if (use_graph) {
+            c10::cuda::CUDAStream side = c10::cuda::getStreamFromPool(false, 0);
+            {
+                c10::cuda::CUDAStreamGuard on_side(side);
+                graph.capture_begin({0, 0}, cudaStreamCaptureModeRelaxed);
+                model->run(input);
+                graph.capture_end();
+            }
+            torch::cuda::synchronize();
+        }
+        auto run = [&] { if (use_graph) graph.replay(); else model->run(input); };
+
         // kernels are queued asynchronously: synchronize before reading the clock
         long frames = 0;
         double elapsed = 0;
         const auto start = clock::now();
         do {
             for (int i = 0; i < 50; i++)
-                model->run(input);
+                run();
             frames += 50;
             torch::cuda::synchronize();
             elapsed = std::chrono::duration<double>(clock::now() - start).count();

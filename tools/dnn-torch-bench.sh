@@ -36,14 +36,17 @@
 # to an fp16 .pt2 for this GPU; bare, and through the filter on NVDEC nv12
 # frames of a 1080p MPEG-2 clip (yuv_input=rgb), lines "arch NAME bare FPS
 # nv12 FPS (MIN-MAX)";
-# BENCH_TEMPORAL (interpolate window), models of several frames, fp16 .pt2
+# BENCH_TEMPORAL (interpolate interpolate-graph window window-graph), models
+# of several frames, fp16 .pt2
 # packages on NVDEC nv12 frames of the 1080p clip against the same package
 # bare on the same inputs: "interpolate", an IFNet sized like RIFE 4.6
 # (tests/dnn/temporal_models.py IFNetBench; its GFLOPs per frame printed)
 # through dnn_interpolate (factor 2: one model run per input frame, two
 # output frames), and "window", FastDVDnet's two stages with 64 features
-# through dnn_processing frames=5 (a noise plane); lines "temporal NAME
-# ...", the share of bare in model runs a second;
+# through dnn_processing frames=5 (a noise plane); NAME-graph with the
+# filter's cuda_graph=1 against the bare package replayed from a CUDA graph
+# (dnn-torch-bare BARE_CUDA_GRAPH=1); lines "temporal NAME ...", the share
+# of bare in model runs a second;
 # BENCH_PRECISIONS (fp32 fp16 bf16), the precisions measured; BENCH_FORMATS
 # (torchscript pt2); BENCH_LAYOUTS (rgb0 nv12 p010le), the CUDA frames' layouts
 # (rgb0 first: the others are given as a share of it).  Whether
@@ -131,7 +134,7 @@ if [ ! -x "$bare" ] || [ -n "$(find "$src/tools/dnn-torch-bare.cpp" -newer "$bar
         -I"$T/include" -I"$T/include/torch/csrc/api/include" -I"$cuda/include" \
         -L"$T/lib" -Wl,-rpath,"$T/lib" \
         -Wl,--no-as-needed -ltorch_cuda -lc10_cuda -Wl,--as-needed \
-        -ltorch -ltorch_cpu -lc10 -o "$bare"
+        -ltorch -ltorch_cpu -lc10 -L"$cuda/lib64" -lcudart -o "$bare"
 fi
 run "generating the models" "$python" "$src/tests/dnn/gen_torch_models.py" "$bench/models" bench
 
@@ -260,34 +263,51 @@ clip1080() {
 
 # temporal_row NAME: a model of several frames, bare and from NVDEC (above)
 temporal_row() {
-    case $1 in
-    interpolate) class=IFNetBench args='[]' inputs="--inputs pair"
+    # NAME[-ts][-graph]: the model as TorchScript, not a .pt2 package;
+    # with cuda_graph=1, and the bare model replayed from a CUDA graph too
+    model=${1%-graph} graph=0 format=pt2
+    [ "$model" != "$1" ] && graph=1
+    case $model in *-ts) model=${model%-ts} format=torchscript ;; esac
+    case $model in
+    interpolate) class=IFNetBench args='[]' inputs="--inputs pair" bare_inputs=pair
                  filter="dnn_interpolate=precision=fp16" per_run=2 ;;
     window)      class=FastDVDTiny args='[3, 64]' inputs="--inputs stacked:5 --sigma plane"
+                 bare_inputs="stacked 5 sigma plane"
                  filter="dnn_processing=dnn_backend=torch:precision=fp16:frames=5:sigma=0.1:yuv_input=rgb" per_run=1 ;;
     *)           echo "error: no temporal bench model $1" >&2; exit 1 ;;
     esac
-    pt2=models/temporal-$1-fp16.pt2
+    filter="$filter:cuda_graph=$graph"
+    # TorchScript as the bare tool runs it: with the graph executor's
+    # optimizations (fusions), which the filter leaves off by default
+    [ "$format" = torchscript ] && filter="$filter:optimize=1"
+    pt2=models/temporal-$model-fp16.pt2
+    [ "$format" = torchscript ] && pt2=models/temporal-$model-fp16.pt
     if [ ! -f "$pt2" ]; then
         echo "compiling $pt2" >&2
         # shellcheck disable=SC2086  # $inputs: the tool's options
         run "exporting $pt2" "$python" "$src/tools/dnn-torch-export.py" \
-            "$src/tests/dnn/temporal_models.py:$class" "$pt2.tmp.pt2" --args "$args" $inputs \
-            --min-size 64 --device cuda --precision fp16 --no-check
-        mv "$pt2.tmp.pt2" "$pt2"
+            "$src/tests/dnn/temporal_models.py:$class" "$pt2.tmp.${pt2##*.}" --args "$args" $inputs \
+            --format "$format" --min-size 64 --device cuda --precision fp16 --no-check
+        mv "$pt2.tmp.${pt2##*.}" "$pt2"
     fi
+    # a TorchScript file says nothing of its inputs: the bare tool is told
+    export BARE_INPUTS="$bare_inputs"
     clip1080
     echo "measuring $1: bare, NVDEC nv12" >&2
+    export BARE_CUDA_GRAPH=$graph
     bare_fps "$pt2" fp16
     bfps=$fps
     repeated_fps -hwaccel cuda -hwaccel_output_format cuda -stream_loop -1 -i models/clip1080.m2v \
         -vf "$filter:model=$pt2"
     runs=$(awk -v f="$med" -v n="$per_run" 'BEGIN { printf "%.1f", f / n }')
     what="$class"
-    [ "$1" = interpolate ] && what="$class, $("$python" "$src/tests/dnn/temporal_models.py" gflops "$w" "$h") GFLOPs a frame"
+    what="$what, $format"
+    [ "$format" = torchscript ] && what="$what, optimize=1"
+    [ "$graph" = 1 ] && what="$what, cuda_graph=1"
+    [ "$model" = interpolate ] && what="$what, $("$python" "$src/tests/dnn/temporal_models.py" gflops "$w" "$h") GFLOPs a frame"
     echo "temporal $1 ($what): bare $bfps runs/s; filter $med fps ($spread) out, $runs runs/s, $(ratio "$runs" "$bfps") of bare" >>"$tmp/temporal"
     tail -n 1 "$tmp/temporal" >&2
-    target "temporal $1 fp16 pt2 (NVDEC nv12): >= 0.9 x bare" "$runs" ">=" "$(awk -v b="$bfps" 'BEGIN { print 0.9 * b }')"
+    target "temporal $1 fp16 $format (NVDEC nv12): >= 0.9 x bare" "$runs" ">=" "$(awk -v b="$bfps" 'BEGIN { print 0.9 * b }')"
 }
 
 # arch_row ARCH: a community architecture, bare and from NVDEC (above)
@@ -322,7 +342,7 @@ for a in ${BENCH_ARCHITECTURES:-}; do
 done
 
 : >"$tmp/temporal"
-for t in ${BENCH_TEMPORAL-interpolate window}; do
+for t in ${BENCH_TEMPORAL-interpolate interpolate-graph window window-graph}; do
     temporal_row "$t"
 done
 

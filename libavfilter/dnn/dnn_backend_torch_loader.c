@@ -53,6 +53,7 @@ static const AVOption dnn_th_options[] = {
     { "model_sha256", "the model file's SHA-256 (64 hexadecimal digits), checked before it is loaded", OFFSET(model_sha256), AV_OPT_TYPE_STRING, { .str = NULL }, 0, 0, FLAGS },
     { "channels_last", "channels-last memory format (auto: for fp16 and bf16 on a GPU)", OFFSET(channels_last), AV_OPT_TYPE_BOOL, { .i64 = -1 }, -1, 1, FLAGS},
     { "cudnn_benchmark", "turn cuDNN's autotuner on, for the whole process, when the model runs on a GPU", OFFSET(cudnn_benchmark), AV_OPT_TYPE_BOOL, { .i64 = 1 }, 0, 1, FLAGS },
+    { "cuda_graph", "capture the model's run on a GPU once and replay it (same work for every frame)", OFFSET(cuda_graph), AV_OPT_TYPE_BOOL, { .i64 = 0 }, 0, 1, FLAGS },
     { NULL }
 };
 

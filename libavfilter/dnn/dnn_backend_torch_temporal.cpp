@@ -26,6 +26,7 @@
 
 #include "dnn_backend_torch_temporal.h"
 #include "dnn_backend_torch_error.h"
+#include "dnn_backend_torch_graph.h"
 #include "dnn_backend_torch_package.h"
 #include "dnn_backend_torch_precision.h"
 
@@ -43,6 +44,11 @@ torch::Tensor THFrameCache::find(int64_t id) const
         if (id >= 0 && entry.first == id)
             return entry.second;
     return torch::Tensor();
+}
+
+THFrameCache::~THFrameCache()
+{
+    th_graph_free(&graph);
 }
 
 void THFrameCache::store(int64_t id, const torch::Tensor &tensor)
@@ -215,15 +221,27 @@ int th_frames_forward(torch::jit::Module *model, THPackage *package,
     if (how.sigma >= 0)
         inputs.push_back(th_scalar_input(how.sigma, how.sigma_plane, frames[0]));
 
-    if (package) {
-        // the recurrent model's None state: refused when the package was loaded
-        int ret = th_package_forward(package, inputs, output, ctx);
-        if (ret < 0)
-            th_log_frames_given(inputs, how, frames.size(), log_ctx);
-        return ret;
-    }
+    auto run = [&](const std::vector<torch::jit::IValue> &given, c10::IValue *res) {
+        if (package) {
+            // the recurrent model's None state: refused when the package was loaded
+            torch::Tensor tensor;
+            int ret = th_package_forward(package, given, &tensor, ctx);
+            if (ret >= 0)
+                *res = tensor;
+            return ret;
+        }
+        *res = model->forward(given);
+        return 0;
+    };
     try {
-        result = model->forward(inputs);
+        // a recurrent model's state is its own output: no graph, whose
+        // output the next replay overwrites
+        int ret = how.layout == DNN_FRAMES_RECURRENT ? run(inputs, &result) :
+                  th_graph_forward(&cache->graph, inputs, run, &result, ctx);
+        if (ret < 0) {
+            th_log_frames_given(inputs, how, frames.size(), log_ctx);
+            return ret;
+        }
     } catch (const std::exception &e) {
         th_log_exception(log_ctx, "Model inference failed", e);
         th_log_frames_given(inputs, how, frames.size(), log_ctx);

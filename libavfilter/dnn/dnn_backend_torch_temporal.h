@@ -40,6 +40,7 @@ extern "C" {
 }
 
 class THPackage;
+struct THGraph;
 
 /**
  * What a model of several frames keeps from one input to the next: the
@@ -51,6 +52,7 @@ class THPackage;
  */
 class THFrameCache {
 public:
+    ~THFrameCache();
     /** The tensor of id, or an undefined one. */
     torch::Tensor find(int64_t id) const;
     /** Keep tensor as id (id < 0: not kept). */
@@ -60,6 +62,7 @@ public:
 
     torch::Tensor state;     ///< DNN_FRAMES_RECURRENT: undefined before the first frame
     torch::Tensor previous;  ///< DNN_FRAMES_RECURRENT: the previous frame, for scene
+    THGraph *graph = nullptr; ///< cuda_graph: the model's run (not of a recurrent model)
 
 private:
     std::vector<std::pair<int64_t, torch::Tensor>> entries;

@@ -18,6 +18,7 @@ TORCH-MODULE-OBJS-$(CONFIG_LIBTORCH) += dnn/dnn_backend_torch.o              \
                                         dnn/dnn_backend_torch_package.o      \
                                         dnn/dnn_backend_torch_color.o        \
                                         dnn/dnn_backend_torch_temporal.o     \
+                                        dnn/dnn_backend_torch_graph.o        \
                                         dnn/dnn_backend_torch_entry.o        \
                                         dnn/dnn_backend_common.o             \
                                         dnn/dnn_io_proc.o                    \

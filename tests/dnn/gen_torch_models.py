@@ -225,6 +225,17 @@ class NonFiniteWritten(torch.nn.Module):
         return y
 
 
+class BranchOnValue(torch.nn.Module):
+    """Halves a frame brighter than mid-grey, inverts a darker one: a branch
+    on a tensor's value, which waits for the GPU and so cannot be captured
+    in a CUDA graph."""
+
+    def forward(self, x):
+        if bool(x.mean() > 0.5):
+            return x * 0.5
+        return 1.0 - x
+
+
 MODELS = {
     "identity": Identity,
     "swap_invert": SwapInvert,
@@ -242,6 +253,7 @@ MODELS = {
     "byte_output": ByteOutput,
     "non_finite": NonFinite,
     "non_finite_written": NonFiniteWritten,
+    "branch_on_value": BranchOnValue,
 }
 
 # saved as they are, not in eval mode

@@ -150,12 +150,15 @@ class IFNetBench(torch.nn.Module):
         flow, mask = self.blocks[0](torch.cat((img0, img1, tt), 1), self.scales[0])
         warped0 = backward_warp(img0, flow[:, :2])
         warped1 = backward_warp(img1, flow[:, 2:4])
-        for block, scale in zip(self.blocks[1:], self.scales[1:]):
-            d_flow, d_mask = block(torch.cat((warped0, warped1, tt, mask, flow), 1), scale)
-            flow = flow + d_flow
-            mask = mask + d_mask
-            warped0 = backward_warp(img0, flow[:, :2])
-            warped1 = backward_warp(img1, flow[:, 2:4])
+        # enumerate, not a slice of the ModuleList: TorchScript compiles this
+        for i, block in enumerate(self.blocks):
+            if i > 0:
+                d_flow, d_mask = block(torch.cat((warped0, warped1, tt, mask, flow), 1),
+                                       self.scales[i])
+                flow = flow + d_flow
+                mask = mask + d_mask
+                warped0 = backward_warp(img0, flow[:, :2])
+                warped1 = backward_warp(img1, flow[:, 2:4])
         m = torch.sigmoid(mask)
         return warped0 * m + warped1 * (1 - m)
 

@@ -91,6 +91,31 @@ endef
 $(eval $(call FATE_DNN_TORCH_CUDA_WINDOW,nv12,nv12,45))
 $(eval $(call FATE_DNN_TORCH_CUDA_WINDOW,p010le,yuv420p,40))
 
+# cuda_graph: the model's run captured once and replayed gives the very
+# frames of the plain run (cuDNN's autotuner off in both: it may pick other
+# kernels in another process), for one frame, a window and a pair; 10 input
+# frames, so that the graph is replayed after 3 plain runs and the capture.
+# $(1) test name, $(2) filter, with its options but cuda_graph
+define FATE_DNN_TORCH_CUDA_GRAPH
+FATE_DNN_TORCH_CUDA += fate-dnn-torch-cuda-graph-$(1)
+fate-dnn-torch-cuda-graph-$(1): $(DNN_TORCH_IFNET)
+fate-dnn-torch-cuda-graph-$(1): CMD = $$(DNN_TORCH_CHECK) compare $(TARGET_PATH) exact \
+    $$(DNN_TORCH_CUDA_DEV) -f lavfi -i testsrc2=s=64x48:r=25:d=0.4,format=nv12 \
+    -vf hwupload,$(2):cudnn_benchmark=0:cuda_graph=1,hwdownload,format=nv12 -- \
+    $$(DNN_TORCH_CUDA_DEV) -f lavfi -i testsrc2=s=64x48:r=25:d=0.4,format=nv12 \
+    -vf hwupload,$(2):cudnn_benchmark=0:cuda_graph=0,hwdownload,format=nv12
+endef
+$(eval $(call FATE_DNN_TORCH_CUDA_GRAPH,conv,dnn_processing=dnn_backend=torch:model=$$(DNN_TORCH_DIR)/conv.pt:yuv_input=rgb))
+$(eval $(call FATE_DNN_TORCH_CUDA_GRAPH,window,dnn_processing=dnn_backend=torch:model=$$(DNN_TORCH_DIR)/fastdvd.pt:frames=5:sigma=0.1:sigma_plane=1:yuv_input=rgb))
+$(eval $(call FATE_DNN_TORCH_CUDA_GRAPH,interpolate,dnn_interpolate=model=$$(DNN_TORCH_DIR)/ifnet.pt:factor=3))
+$(eval $(call FATE_DNN_TORCH_CUDA_GRAPH,interpolate-pt2,dnn_interpolate=model=$$(DNN_TORCH_DIR)/ifnet.pt2:factor=3))
+fate-dnn-torch-cuda-graph-interpolate-pt2: $(DNN_TORCH_TEMPORAL_PT2)
+# a model that waits for the GPU cannot be captured: said, and run plain
+FATE_DNN_TORCH_CUDA += fate-dnn-torch-cuda-graph-uncapturable
+fate-dnn-torch-cuda-graph-uncapturable: CMD = $(DNN_TORCH_CHECK) warning $(TARGET_PATH)/ffmpeg \
+    $(DNN_TORCH_CUDA_DEV) -f lavfi -i testsrc2=s=64x48:r=25:d=0.4,format=rgb0 \
+    -vf hwupload,dnn_processing=dnn_backend=torch:model=$(DNN_TORCH_DIR)/branch_on_value.pt:cuda_graph=1,hwdownload,format=rgb0 -f null -
+
 # NVDEC: an MPEG-2 clip made by FFmpeg's own encoder, decoded to nv12 CUDA
 # frames.  One meaning for YUV: the same graph on the frames downloaded to
 # system memory gives the same picture, in both yuv_input modes (RGB made

@@ -267,6 +267,11 @@ FATE_DNN_TORCH += fate-dnn-torch-help
 fate-dnn-torch-help: CMD = $(DNN_TORCH_CHECK) help $(TARGET_PATH)/ffmpeg dnn_processing \
     dnn_backend nireq device async precision
 $(eval $(call FATE_DNN_TORCH_ERROR,nireq-too-many,identity.pt,64x48,:nireq=17))
+# cuda_graph on the CPU: said once, at the warning level
+FATE_DNN_TORCH += fate-dnn-torch-warning-cuda-graph-cpu
+fate-dnn-torch-warning-cuda-graph-cpu: CMD = $(DNN_TORCH_CHECK) warning $(TARGET_PATH)/ffmpeg \
+    -f lavfi -i testsrc2=s=64x48:r=25,format=rgb24 -frames:v 3 \
+    -vf dnn_processing=dnn_backend=torch:model=$(DNN_TORCH_DIR)/conv.pt:cuda_graph=1 -f null -
 # fp16 on the CPU is slow in LibTorch: said once, at the warning level
 FATE_DNN_TORCH += fate-dnn-torch-warning-fp16-cpu
 fate-dnn-torch-warning-fp16-cpu: CMD = $(DNN_TORCH_CHECK) warning $(TARGET_PATH)/ffmpeg \
