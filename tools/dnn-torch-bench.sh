@@ -377,7 +377,7 @@ echo "$header | $(printf "%8s" CPU-frm)"
 cat "$tmp/table"
 if [ -s "$tmp/temporal" ]; then
     echo
-    echo "models of several frames (tests/dnn/temporal_models.py), fp16 .pt2, 1080p, bare and"
+    echo "models of several frames (tests/dnn/temporal_models.py), fp16, 1080p, bare and"
     echo "through the filter from NVDEC nv12 (median (min-max); model runs a second):"
     cat "$tmp/temporal"
 fi

@@ -108,8 +108,13 @@ endef
 $(eval $(call FATE_DNN_TORCH_CUDA_GRAPH,conv,dnn_processing=dnn_backend=torch:model=$$(DNN_TORCH_DIR)/conv.pt:yuv_input=rgb))
 $(eval $(call FATE_DNN_TORCH_CUDA_GRAPH,window,dnn_processing=dnn_backend=torch:model=$$(DNN_TORCH_DIR)/fastdvd.pt:frames=5:sigma=0.1:sigma_plane=1:yuv_input=rgb))
 $(eval $(call FATE_DNN_TORCH_CUDA_GRAPH,interpolate,dnn_interpolate=model=$$(DNN_TORCH_DIR)/ifnet.pt:factor=3))
-$(eval $(call FATE_DNN_TORCH_CUDA_GRAPH,interpolate-pt2,dnn_interpolate=model=$$(DNN_TORCH_DIR)/ifnet.pt2:factor=3))
-fate-dnn-torch-cuda-graph-interpolate-pt2: $(DNN_TORCH_TEMPORAL_PT2)
+$(eval $(call FATE_DNN_TORCH_CUDA_GRAPH,interpolate-pt2,dnn_interpolate=model=$$(DNN_TORCH_DIR)/cuda_ifnet.pt2:factor=3))
+# the pair model as a package for this machine's GPU (loaded where Python's
+# loader crashes: no check at export)
+fate-dnn-torch-cuda-graph-interpolate-pt2: $(DNN_TORCH_DATA)/cuda_ifnet.pt2
+$(DNN_TORCH_DATA)/cuda_ifnet.pt2: $(DNN_TORCH_IFNET) $(SRC_PATH)/tools/dnn-torch-export.py
+	$(M)$(TORCH_PYTHON) $(SRC_PATH)/tools/dnn-torch-export.py $(SRC_PATH)/tests/dnn/temporal_models.py:IFNetTiny \
+	    $@ --checkpoint $(DNN_TORCH_DATA)/ifnet.state.pt --inputs pair --device cuda --no-check >$@.log
 # a model that waits for the GPU cannot be captured: said, and run plain
 FATE_DNN_TORCH_CUDA += fate-dnn-torch-cuda-graph-uncapturable
 fate-dnn-torch-cuda-graph-uncapturable: CMD = $(DNN_TORCH_CHECK) warning $(TARGET_PATH)/ffmpeg \
