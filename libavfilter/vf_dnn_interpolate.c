@@ -40,6 +40,7 @@ typedef struct DnnInterpolateContext {
     AVRational fps;             ///< 0/1: factor times the input's rate
     float scene;                ///< 0: no scene-cut detection
     int scdet;                  ///< scene cuts from scdet's metadata
+    int cut_pending;            ///< scdet marked a frame that was dropped: the next one starts the scene
 
     AVFrame *prev;              ///< the earlier frame of the next pair
     int64_t prev_id;            ///< its id for the backend
@@ -285,14 +286,17 @@ static int filter_frame(AVFilterContext *context, AVFrame *in)
         return AVERROR(EINVAL);
     }
     if (ctx->prev) {
+        // scdet marks the first frame of a scene: no frame between it and the last one
+        cut = ctx->scdet && av_dict_get(in->metadata, "lavfi.scd.time", NULL, 0);
         if (in->pts <= ctx->prev->pts) {
             av_log(ctx, AV_LOG_WARNING, "Timestamp %"PRId64" after %"PRId64": frame dropped\n",
                    in->pts, ctx->prev->pts);
+            ctx->cut_pending |= cut;
             av_frame_free(&in);
             return 0;
         }
-        // scdet marks the first frame of a scene: no frame between it and the last one
-        cut = ctx->scdet && av_dict_get(in->metadata, "lavfi.scd.time", NULL, 0);
+        cut |= ctx->cut_pending;
+        ctx->cut_pending = 0;
         ret = output_interval(context, cut ? NULL : in, id, in->pts - ctx->prev->pts);
         av_frame_free(&ctx->prev);
     }

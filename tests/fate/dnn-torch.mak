@@ -453,6 +453,15 @@ fate-dnn-torch-interpolate-export-recurrent-pt2: CMD = $(DNN_TORCH_CHECK) export
 FATE_DNN_TORCH_INTERPOLATE += fate-dnn-torch-interpolate-export-one-frame
 fate-dnn-torch-interpolate-export-one-frame: CMD = $(DNN_TORCH_CHECK) export $(TORCH_PYTHON) \
     $(SRC_PATH)/tests/dnn/gen_torch_models.py:SmallConv $(DNN_TORCH_DATA)/x.pt --inputs pair --format torchscript
+# a frame that scdet marks as a scene's first and whose timestamp goes back
+# is dropped: the cut moves to the next frame (as if the dropped frame had
+# never been there, when scdet finds the cut on the next one)
+FATE_DNN_TORCH_INTERPOLATE += fate-dnn-torch-interpolate-scdet-dropped
+fate-dnn-torch-interpolate-scdet-dropped: CMD = $(DNN_TORCH_CHECK) compare $(TARGET_PATH) exact \
+    -f lavfi -i "testsrc2=s=64x48:r=25:d=0.16[a];testsrc=s=64x48:r=25:d=0.16[b];[a][b]concat,format=rgb24" \
+    -vf "scdet,setpts=if(eq(N\,4)\,PREV_INPTS\,PTS),dnn_interpolate=model=$(DNN_TORCH_DIR)/ifnet.pt:factor=3:scdet=1" -- \
+    -f lavfi -i "testsrc2=s=64x48:r=25:d=0.16[a];testsrc=s=64x48:r=25:d=0.16[b];[a][b]concat,format=rgb24" \
+    -vf "select=not(eq(n\,4)),scdet,dnn_interpolate=model=$(DNN_TORCH_DIR)/ifnet.pt:factor=3:scdet=1"
 # errors: scene and scdet both set; a model of one frame, as TorchScript
 # and as a .pt2 package
 FATE_DNN_TORCH_INTERPOLATE += fate-dnn-torch-interpolate-error-scdet-scene
