@@ -5,9 +5,10 @@
 #
 # OUTDIR/patches/ is one quilt series (patches/series) covering both our
 # edits to upstream files and our own files, applicable with "quilt push -a"
-# or, in series order, "patch -p1".  Our binary files (test data), which
-# patch(1) cannot carry, are in OUTDIR/files/ at their paths, to copy over the
-# tree.  The series and files are then applied to a fresh extraction and
+# or, in series order, "patch -p1": the series of patches/, each patch
+# carrying the files of ours that patches/our-files assigns to it (no patch
+# of our files alone).  Our binary files (test data), which patch(1) cannot
+# carry, are in OUTDIR/files/ at their paths, to copy over the tree.  The series and files are then applied to a fresh extraction and
 # compared with the tree "make" prepares.
 set -eu
 
@@ -25,27 +26,34 @@ die() { echo "make-dist: $*" >&2; exit 1; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-# 1. The fork's tree, with our files as real files in one last commit (the
-# text ones: grep -I finds no line in a binary file).
+# 1. The fork's tree, each patch of the series with the files of ours that
+# patches/our-files assigns to it as real files (the text ones: grep -I finds
+# no line in a binary file; those go to files/).
+"$top/scripts/our-files.sh" --check >&2 ||
+    die "patches/our-files must assign each of our files to a patch of the series"
 "$top/scripts/prepare-tree.sh" "$tarball" "$tmp/fork" >/dev/null
-"$top/scripts/our-files.sh" | while read -r f; do
-    rm -f "$tmp/fork/$f"
-    cp -p "$top/$f" "$tmp/fork/$f"
-done
 "$top/scripts/our-files.sh" | while read -r f; do
     if [ -s "$top/$f" ] && ! grep -qI '' "$top/$f"; then echo "$f"; fi
 done >"$tmp/binary"
-"$top/scripts/our-files.sh" | grep -vxF -f "$tmp/binary" | (cd "$tmp/fork" && xargs git add -f --)
-GIT_AUTHOR_DATE="1970-01-01T00:00:00Z" GIT_COMMITTER_DATE="1970-01-01T00:00:00Z" \
-git_fork commit -q --author="FFmpeg DNN CUDA fork <fork@localhost>" -F - <<MSG
-avfilter/dnn, tests/fate, tools: add the fork's own files
-
-The LibTorch backend's CUDA code, its FATE tests, their model generator and
-the demo and benchmark scripts, as kept in the fork's repository: files of
-its own that the patches before this one build and test.
-
-Forwarded: no
-MSG
+"$top/scripts/our-files.sh" | (cd "$tmp/fork" && xargs rm -f --)
+git_fork reset -q --hard upstream
+while read -r p; do
+    case $p in ''|'#'*) continue ;; esac
+    git_fork am -q --keep-non-patch --committer-date-is-author-date "$top/patches/$p" ||
+        die "patch $p does not apply"
+    "$top/scripts/our-files.sh" --of "$p" | grep -vxF -f "$tmp/binary" >"$tmp/files" || true
+    [ -s "$tmp/files" ] || continue
+    while read -r f; do
+        mkdir -p "$tmp/fork/$(dirname "$f")"
+        cp -p "$top/$f" "$tmp/fork/$f"
+    done <"$tmp/files"
+    (cd "$tmp/fork" && xargs git add -f -- <"$tmp/files")
+    git_fork commit -q --amend --no-edit
+done <"$top/patches/series"
+while read -r f; do
+    mkdir -p "$tmp/fork/$(dirname "$f")"
+    cp -p "$top/$f" "$tmp/fork/$f"
+done <"$tmp/binary"
 
 # 2. The series, exported as "make patches" does, and the binary files.
 rm -rf "$out"
@@ -61,7 +69,8 @@ FFmpeg $FFMPEG_VERSION with the DNN CUDA fork's changes, as a quilt series.
   cd ffmpeg-$FFMPEG_VERSION
   QUILT_PATCHES=../patches quilt push -a
       or: for p in \$(cat ../patches/series); do patch -p1 < ../patches/\$p; done
-  cp -R ../files/. .     (test data that a patch cannot carry: $(wc -l <"$tmp/binary") files)
+  cp -R ../files/. .     (test data that a patch cannot carry: $(wc -l <"$tmp/binary") files,
+                            for the FATE tests of the last patches)
 TXT
 
 # 3. Check: pristine tarball + series with patch(1) == the fork's tree.
