@@ -12,6 +12,7 @@
 #   make bench        throughput table on a CUDA machine
 #   make patches      export commits made in the prepared tree into patches/
 #   make check-patches  fail if patches/ differs from a fresh export
+#   make check-prefixes  build each prefix of the series (small config, incremental)
 #   make dist         write dist/: one quilt series (edits + our files) for the tarball
 #   make lint         patch and commit messages, shellcheck, whitespace (no ./configure needed)
 
@@ -39,7 +40,7 @@ ifeq ($(LIBTORCH_RPATH),no)
 RUN_ENV   = LD_LIBRARY_PATH=$(LIBTORCH)/lib$${LD_LIBRARY_PATH:+:$$LD_LIBRARY_PATH}
 endif
 
-.PHONY: all build prepare check check-gpu check-upstream demo bench architectures patches check-patches \
+.PHONY: all build prepare check check-gpu check-upstream demo bench architectures patches check-patches check-prefixes \
 	dist install uninstall check-install lint clean distclean
 
 all: build
@@ -133,6 +134,13 @@ check-patches: $(PREPARED)
 	@tmp=$$(mktemp -d) && scripts/export-series.sh $(SRCDIR) $$tmp && \
 	if diff -r -x '.*' patches $$tmp >/dev/null; then echo "patches/ matches a fresh export"; rm -rf $$tmp; \
 	else diff -ru patches $$tmp | head -40; rm -rf $$tmp; echo "patches/ differs from a fresh export of $(SRCDIR): run make patches" >&2; exit 1; fi
+
+# Every prefix of the series, with the files of ours patches/our-files
+# assigns to it, builds: in $(BUILDDIR)/prefixes, FFmpeg configured with the
+# flags of ./configure but only the DNN filters, rebuilt incrementally.
+check-prefixes:
+	@PKG_CONFIG_PATH=$(FFMPEG_PKG_CONFIG_PATH)$${PKG_CONFIG_PATH:+:$$PKG_CONFIG_PATH} \
+		NPROC=$(NPROC) scripts/check-prefixes.sh $(TARBALL) $(BUILDDIR)/prefixes $(FFMPEG_FLAGS)
 
 dist: $(PREPARED)
 	scripts/make-dist.sh $(TARBALL) dist
