@@ -13,7 +13,7 @@
 #   make patches      export commits made in the prepared tree into patches/
 #   make check-patches  fail if patches/ differs from a fresh export
 #   make check-prefixes  build each prefix of the series (small config, incremental)
-#   make dist         write dist/: one quilt series (edits + our files) for the tarball
+#   make dist         write dist/: the quilt series, each patch with its files of ours
 #   make lint         patch and commit messages, shellcheck, whitespace (no ./configure needed)
 
 # Goals that need no ./configure.
