@@ -2,7 +2,8 @@
 # make lint: the checks a change has to pass before it is committed or sent.
 #
 #   1. patch series: scripts/check-series.sh (DEP-3 and FFmpeg's subject
-#      style for patches/*.patch), after its own self-test;
+#      style for patches/*.patch), after its own self-test, and
+#      patches/our-files (scripts/our-files.sh --check);
 #   2. commit messages of this repository from LINT_BASE on: a subject of at
 #      most 72 characters, then a blank line;
 #   3. shellcheck of our shell scripts (scripts/*.sh, .ci/run, tests/dnn/*.sh,
@@ -28,11 +29,14 @@ result() {
 }
 
 # 1. The patch series.
-step "patch series (scripts/check-series.sh)"
+step "patch series (scripts/check-series.sh, scripts/our-files.sh --check)"
 scripts/test-check-series.sh >/dev/null 2>&1 ||
     { scripts/test-check-series.sh; echo "check-series.sh fails its own self-test"; }
-scripts/check-series.sh
-result $?
+status=0
+scripts/check-series.sh || status=1
+# every file of ours assigned to the patch that introduces it (patches/our-files)
+scripts/our-files.sh --check || status=1
+result $status
 
 # 2. Commit messages.
 step "commit messages after $(echo "$LINT_BASE" | cut -c1-7)"
