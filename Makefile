@@ -132,8 +132,8 @@ patches: $(PREPARED)
 
 check-patches: $(PREPARED)
 	@tmp=$$(mktemp -d) && scripts/export-series.sh $(SRCDIR) $$tmp && \
-	if diff -r -x '.*' patches $$tmp >/dev/null; then echo "patches/ matches a fresh export"; rm -rf $$tmp; \
-	else diff -ru patches $$tmp | head -40; rm -rf $$tmp; echo "patches/ differs from a fresh export of $(SRCDIR): run make patches" >&2; exit 1; fi
+	if diff -r -x '.*' -x our-files patches $$tmp >/dev/null; then echo "patches/ matches a fresh export"; rm -rf $$tmp; \
+	else diff -ru -x our-files patches $$tmp | head -40; rm -rf $$tmp; echo "patches/ differs from a fresh export of $(SRCDIR): run make patches" >&2; exit 1; fi
 
 # Every prefix of the series, with the files of ours patches/our-files
 # assigns to it, builds: in $(BUILDDIR)/prefixes, FFmpeg configured with the
