@@ -115,6 +115,10 @@ while read -r p; do
         run_configure "$@" || { tail -20 "$log"; tail -20 "$bld/ffbuild/config.log" 2>/dev/null; die "$p: FFmpeg's configure fails (prefix $n of $total)"; }
         what="configured, built"
     fi
+    # the static libraries are archived again from this prefix's object
+    # lists: make would keep the members of objects a patch drops (and a
+    # second run finds the objects of a first run's later prefixes)
+    find "$bld" -name '*.a' -exec rm -f {} +
     if ! make -C "$bld" -j"$nproc" >"$log" 2>&1; then
         grep -E 'error|Error' "$log" | head -20
         tail -15 "$log"
