@@ -8,7 +8,8 @@ fast the exported ones run: the table of doc/architectures.md.
     dnn-torch-architectures.py doc SURVEY.jsonl DOC.md [SPEED.txt]
 
 survey builds every architecture spandrel knows (or those named) in its
-default configuration, the one of its paper, with untrained weights (no
+default configuration, the one of its paper (or, where that cannot be
+built or run, the one CONFIGS gives), with untrained weights (no
 downloads), saves the state dict as a community file would hold it, and
 asks of it what the export tool asks: does spandrel recognise it from the
 weights alone, does torch.export take it for any frame size (.pt2), does
@@ -90,13 +91,53 @@ def quietly(call):
         return False, "%s: %s" % (type(e).__name__, first_line(e))
 
 
+# Architectures whose defaults cannot be built or run (or describe no
+# model the export tool can take): the smallest change from spandrel's
+# defaults that their papers or published weights use.  By class name.
+CONFIGS = {
+    # img_size 64 with window 7 cannot be built (64 is no multiple of 7);
+    # the papers' models (SwinIR-M, -S; Swin2SR) use window 8
+    "SwinIR": dict(window_size=8),
+    "Swin2SR": dict(window_size=8),
+    # window 7 fails at run time (a shape error on a 98x66 frame: its
+    # overlapping window, 7 + 3, is unfolded with uneven padding, so the
+    # counts of windows differ); HAT's paper uses 16, and HAT pads its
+    # input to a multiple of the window itself
+    "HAT": dict(window_size=16),
+    # dim has no default: SAFMN's paper uses 36 (SAFMN, not SAFMN-L)
+    "SAFMN": dict(dim=36),
+    # dim has no default and the code suggests none (a multiple of 4, its
+    # four levels): 128, as in the one published SAFMN_BCIE.pth (the
+    # checkpoint spandrel's test loads: 128 dim, 6 layers, 8 blocks, 2x
+    # inside)
+    "SAFMN_BCIE": dict(dim=128),
+    # the default (in_nc=1, out_nc=1) leaves the picture no channel:
+    # spandrel counts one input channel as the noise plane (0 in, 1 out);
+    # DPIR's colour DRUNet (drunet_color.pth) takes RGB and the noise plane
+    # stacked on the channels: 4 in, 3 out
+    "DRUNet": dict(in_nc=4, out_nc=3),
+}
+
+# Why an architecture that spandrel recognises still does not export, where
+# the export tool's own message does not say it.  By class name.
+WHY = {
+    # spandrel's call stacks a noise-level plane (15/255) on the picture's
+    # channels; the export tool's module takes the picture alone, and its
+    # --sigma plane is a second input of forward (dnn_processing
+    # sigma/sigma_plane), not a fourth channel
+    "DRUNet": "needs a noise plane stacked on its 4 input channels, which the export "
+              "tool does not add (--sigma gives a second input)",
+}
+
+
 def default_instance(cls):
-    """cls in its default configuration; arguments it has no default for
-    are given as for RGB at 4x (SPAN: num_in_ch, num_out_ch)."""
+    """cls in its default configuration, or that of CONFIGS; arguments it
+    has no default for are given as for RGB at 4x (SPAN: num_in_ch,
+    num_out_ch)."""
     import inspect
-    kwargs = {}
+    kwargs = dict(CONFIGS.get(cls.__name__, {}))
     for name, param in inspect.signature(cls.__init__).parameters.items():
-        if name == "self" or param.default is not param.empty or \
+        if name == "self" or name in kwargs or param.default is not param.empty or \
            param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD):
             continue
         if "ch" in name or name.endswith("_nc") or "channel" in name:
@@ -123,6 +164,8 @@ def survey_one(arch, cls_name, tmpdir):
     ok, loaded = quietly(lambda: tool.load_weights(weights, args))
     if not ok:
         rec["recognised"] = loaded.replace(weights, "the weights")
+        if cls_name in WHY:
+            rec["failed_with"], rec["recognised"] = rec["recognised"], WHY[cls_name]
         return rec
     module, args.architecture = loaded
     rec["recognised"] = "yes"
