@@ -242,23 +242,38 @@ def cell(value):
     return "no: " + (text if len(text) <= 140 else text[:137] + "...")
 
 
+def row_cells(row):
+    """A table row's cells, or None for the header, its rule and other lines."""
+    cells = [c.strip() for c in row.strip().strip("|").split("|")]
+    if len(cells) != 7 or cells[0].startswith(("architecture", "---")):
+        return None
+    return cells
+
+
+def row_names(cells):
+    """(architecture, class) of a row: its first cell, "ARCH" or "ARCH (CLASS)"."""
+    arch, _, cls = cells[0].partition(" (")
+    return arch, cls.rstrip(")") or arch
+
+
 def measured(rows):
     """{class: (bare, filter)} of the speed cells of a table's rows."""
     speeds = {}
     for row in rows:
-        cells = [c.strip() for c in row.strip().strip("|").split("|")]
-        if len(cells) == 7 and (cells[5] or cells[6]) and not cells[0].startswith("architecture"):
-            name = cells[0].split(" (")[-1].rstrip(")") if " (" in cells[0] else cells[0]
-            speeds[name] = (cells[5], cells[6])
+        cells = row_cells(row)
+        if cells and (cells[5] or cells[6]):
+            speeds[row_names(cells)[1]] = (cells[5], cells[6])
     return speeds
 
 
-def table(survey_file, speed_file, previous=None):
+def table(survey_file, speed_file, previous=None, kept=()):
     """The Markdown table, as a list of lines: the speeds of speed_file,
-    else those of previous ({class: (bare, filter)}, an earlier run's)."""
+    else those of previous ({class: (bare, filter)}, an earlier run's).
+    kept: rows of an earlier table, kept for the classes the survey has not
+    (their speeds too, unless speed_file gives new ones)."""
     lines = []
     print = lines.append  # noqa: A001 (the table's lines, in order)
-    speeds = dict(previous or {})
+    speeds = {}
     if speed_file:
         for line in open(speed_file):
             # "arch NAME bare FPS nv12 FPS (MIN-MAX)"
@@ -270,40 +285,69 @@ def table(survey_file, speed_file, previous=None):
             elif len(parts) >= 3 and parts[0] == "arch" and parts[2] == "not-measured:":
                 # exports, but did not run within the machine's time
                 speeds[parts[1]] = ("not measured: " + " ".join(parts[3:]), "")
-    print("| architecture (class) | parameters | recognised | torch.export (.pt2) | TorchScript | "
-          "H200 fp16 1080p: bare fps | filter, NVDEC nv12 fps |")
-    print("|---|---:|---|---|---|---:|---:|")
+    # [architecture, class, the first five cells or None (an error row:
+    # the three of its own), (bare, filter) an earlier run's]
+    rows = []
+    for line in kept:
+        cells = row_cells(line)
+        if cells:
+            if not any(cells[3:]):
+                cells[3] = cells[4] = None  # an error row
+            rows.append(list(row_names(cells)) + [cells[:5], (cells[5], cells[6])])
     for line in open(survey_file):
         r = json.loads(line)
         name = r["architecture"] if r["class"] == r["architecture"] else \
             "%s (%s)" % (r["architecture"], r["class"])
         params = "%.2f M" % (r["parameters"] / 1e6) if "parameters" in r else "-"
         if "error" in r:
-            print("| %s | %s | %s | | | | |" % (name, params, cell(r["error"])))
+            five = [name, params, cell(r["error"]), None, None]
+        else:
+            rec = cell(r.get("recognised"))
+            if r.get("recognised") == "yes":
+                rec = "%dx, %d ch%s" % (r["scale"], r["channels"],
+                                        ", pads to %d" % r["multiple_of"] if r["multiple_of"] > 1 else "")
+            if "eager" in r:
+                rec += "; eager run failed: " + r["eager"]
+            five = [name, params, rec, cell(r.get("pt2")), cell(r.get("torchscript"))]
+        new = [r["architecture"], r["class"], five, (previous or {}).get(r["class"], ("", ""))]
+        same = [i for i, row in enumerate(rows) if row[:2] == new[:2]]
+        if same:
+            rows[same[0]] = new
+        else:
+            rows.append(new)
+    # by architecture, as the survey goes; the classes of one as they came
+    rows.sort(key=lambda row: row[0])
+    # a speed line's NAME is a class, or an architecture for the class the
+    # bench's weights command takes for it: the one of its name, else its first
+    default = {}
+    for arch, cls, _, _ in rows:
+        if cls == arch or arch not in default:
+            default[arch] = cls
+    print("| architecture (class) | parameters | recognised | torch.export (.pt2) | TorchScript | "
+          "H200 fp16 1080p: bare fps | filter, NVDEC nv12 fps |")
+    print("|---|---:|---|---|---|---:|---:|")
+    for arch, cls, five, earlier in rows:
+        if five[3] is None:
+            print("| %s | %s | %s | | | | |" % tuple(five[:3]))
             continue
-        rec = cell(r.get("recognised"))
-        if r.get("recognised") == "yes":
-            rec = "%dx, %d ch%s" % (r["scale"], r["channels"],
-                                    ", pads to %d" % r["multiple_of"] if r["multiple_of"] > 1 else "")
-        if "eager" in r:
-            rec += "; eager run failed: " + r["eager"]
-        bare, filt = speeds.get(r["class"], speeds.get(r["architecture"], ("", "")))
-        print("| %s | %s | %s | %s | %s | %s | %s |" % (
-            name, params, rec, cell(r.get("pt2")), cell(r.get("torchscript")), bare, filt))
+        bare, filt = speeds.get(cls, speeds.get(arch) if default[arch] == cls else None) or earlier
+        print("| %s | %s | %s | %s | %s | %s | %s |" % tuple(five + [bare, filt]))
     return lines
 
 
 def doc(survey_file, doc_file, speed_file):
     """The table into doc_file, between its architectures:begin and
     architectures:end lines: the documentation's figures come from runs
-    (speed_file's, and those already in the table for the others)."""
+    (speed_file's, and those already in the table for the others).  The
+    rows of the classes survey_file has not stay as they are."""
     text = open(doc_file).read().split("\n")
     begin, end = "<!-- architectures:begin -->", "<!-- architectures:end -->"
     if begin not in text or end not in text:
         sys.exit("error: %s has no %s and %s lines" % (doc_file, begin, end))
+    old = text[text.index(begin) + 1:text.index(end)]
     # architectures this run did not measure keep the figures of an earlier one
-    previous = measured(text[text.index(begin) + 1:text.index(end)])
-    out = text[:text.index(begin) + 1] + table(survey_file, speed_file, previous) + text[text.index(end):]
+    out = text[:text.index(begin) + 1] + table(survey_file, speed_file, measured(old), old) + \
+        text[text.index(end):]
     with open(doc_file, "w") as f:
         f.write("\n".join(out))
 
