@@ -179,7 +179,8 @@ def survey_one(arch, cls_name, tmpdir):
         rec["eager"] = out
         return rec
     rec["eager_s"] = round(time.monotonic() - start, 2)
-    ok, program = quietly(lambda: tool.export_program(module, x, sizes, args))
+    # (x,): what the tool gives a community architecture, one frame
+    ok, program = quietly(lambda: tool.export_program(module, (x,), sizes, args))
     rec["pt2"] = "yes" if ok else program
     try:
         torch.jit.script(module)
