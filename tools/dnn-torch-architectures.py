@@ -20,11 +20,14 @@ the device.
 
 weights writes the state dict survey builds for ARCH (an architecture or
 one of its classes, such as RealPLKSR), for the speed
-measurement of tools/dnn-torch-bench.sh (BENCH_ARCHITECTURES).
+measurement of tools/dnn-torch-bench.sh (BENCH_ARCHITECTURES), and prints
+"precision: fp16", or "precision: fp32" for one spandrel says does not run
+in fp16: the precision the bench measures it in.
 
 table prints the Markdown table from a survey and the "arch" lines of a
 bench run (SPEED.txt): bare and filter fps at 1080p, fp16, per architecture
-("arch NAME bare FPS nv12 FPS (MIN-MAX) SHARE"), or why not ("arch NAME
+("arch NAME bare FPS nv12 FPS (MIN-MAX) SHARE", with " fp32" after it for
+one measured in fp32, which the cells say), or why not ("arch NAME
 failed: WHY", or "arch NAME not-measured: WHY" for one that exports but did
 not run within the machine's time).
 doc puts that table into DOC.md between its "<!-- architectures:begin -->"
@@ -226,7 +229,14 @@ def weights(name, out):
         (found[name][0] if found.get(name) else None)
     if cls is None:
         sys.exit("error: spandrel has no architecture or class %s" % name)
-    torch.save(default_instance(cls).state_dict(), out)
+    state = default_instance(cls).state_dict()
+    torch.save(state, out)
+    # one that spandrel does not take back fails in the export tool, which says why
+    half = True
+    with contextlib.suppress(Exception):
+        import spandrel
+        half = spandrel.ModelLoader().load_from_state_dict(state).supports_half
+    print("precision: %s" % ("fp16" if half else "fp32"))
 
 
 def cell(value):
@@ -277,10 +287,13 @@ def table(survey_file, speed_file, previous=None, kept=()):
     speeds = {}
     if speed_file:
         for line in open(speed_file):
-            # "arch NAME bare FPS nv12 FPS (MIN-MAX)"
+            # "arch NAME bare FPS nv12 FPS (MIN-MAX) SHARE[ PRECISION]", fp16 unless
+            # a precision is given
             parts = line.split()
             if len(parts) >= 6 and parts[0] == "arch" and parts[2] == "bare":
-                speeds[parts[1]] = (parts[3], " ".join(parts[5:]))
+                prec = parts.pop() if parts[-1] in ("fp16", "fp32", "bf16") else "fp16"
+                mark = "" if prec == "fp16" else " (%s)" % prec
+                speeds[parts[1]] = (parts[3] + mark, " ".join(parts[5:]) + mark)
             elif len(parts) >= 3 and parts[0] == "arch" and parts[2] == "failed:":
                 speeds[parts[1]] = ("no: " + " ".join(parts[3:]), "")
             elif len(parts) >= 3 and parts[0] == "arch" and parts[2] == "not-measured:":
@@ -325,7 +338,7 @@ def table(survey_file, speed_file, previous=None, kept=()):
         if cls == arch or arch not in default:
             default[arch] = cls
     print("| architecture (class) | parameters | recognised | torch.export (.pt2) | TorchScript | "
-          "H200 fp16 1080p: bare fps | filter, NVDEC nv12 fps |")
+          "H200 1080p, fp16 unless marked: bare fps | filter, NVDEC nv12 fps |")
     print("|---|---:|---|---|---|---:|---:|")
     for arch, cls, five, earlier in rows:
         if five[3] is None:

@@ -32,10 +32,21 @@
 # (3), runs per CUDA-frame measurement; BENCH_MODELS, the models measured;
 # BENCH_ARCHITECTURES, community architectures (spandrel's names: Compact
 # SPAN ESRGAN...; none by default) measured as doc/architectures.md gives
-# them: tools/dnn-torch-architectures.py's default configuration, exported
-# to an fp16 .pt2 for this GPU; bare, and through the filter on NVDEC nv12
-# frames of a 1080p MPEG-2 clip (yuv_input=rgb), lines "arch NAME bare FPS
-# nv12 FPS (MIN-MAX)";
+# them: tools/dnn-torch-architectures.py's configuration, exported to an
+# fp16 .pt2 for this GPU (fp32 for one that spandrel says does not run in
+# fp16); bare, and through the filter on NVDEC nv12 frames of a 1080p
+# MPEG-2 clip (yuv_input=rgb), lines "arch NAME bare FPS nv12 FPS (MIN-MAX)
+# SHARE", " fp32" after it for an fp32 one; an architecture under 4 fps bare
+# is measured through the filter in a window of about 8 of its frames (at
+# most 20 s, at least BENCH_SECONDS) after a warm-up of at least one frame
+# time (the bare tool's figure needs no longer time: it runs 70 frames at
+# least); their packages are compiled first, BENCH_ARCH_JOBS (4) at a time,
+# each within BENCH_ARCH_COMPILE_TIMEOUT (400) seconds ("arch NAME
+# not-measured: its compile took longer than N s"); BENCH_DEADLINE (none):
+# seconds from the script's start after which no compile or measurement of
+# an architecture starts, and a compile or bare run still going is stopped
+# ("arch NAME not-measured: out of the machine's time"), so that one run
+# ends within a machine's time;
 # BENCH_TEMPORAL (interpolate interpolate-graph window window-graph), models
 # of several frames, fp16 .pt2
 # packages on NVDEC nv12 frames of the 1080p clip against the same package
@@ -310,30 +321,154 @@ temporal_row() {
     target "temporal $1 fp16 $format (NVDEC nv12): >= 0.9 x bare" "$runs" ">=" "$(awk -v b="$bfps" 'BEGIN { print 0.9 * b }')"
 }
 
-# arch_row ARCH: a community architecture, bare and from NVDEC (above)
-arch_row() {
-    pt2=models/arch-$1-fp16.pt2
-    if [ ! -f "$pt2" ]; then
-        echo "compiling $pt2" >&2
-        run "weights of $1" "$python" "$src/tools/dnn-torch-architectures.py" weights "$1" \
-            "models/arch-$1.pth"
-        run "exporting $pt2" "$python" "$src/tools/dnn-torch-export.py" "models/arch-$1.pth" \
-            "$pt2.tmp.pt2" --device cuda --precision fp16 --no-check
-        mv "$pt2.tmp.pt2" "$pt2"
+# arch_found ARCH: sets pt2 and prec to the package of ARCH there is
+# (fp16, else fp32); false if none
+arch_found() {
+    for prec in fp16 fp32; do
+        pt2=models/arch-$1-$prec.pt2
+        [ -f "$pt2" ] && return 0
+    done
+    return 1
+}
+
+# elapsed: seconds since this script started (ps's etime: [[DD-]HH:]MM:SS)
+elapsed() {
+    ps -o etime= -p $$ | awk '{ t = $1; d = 0; i = index(t, "-")
+        if (i) { d = substr(t, 1, i - 1); t = substr(t, i + 1) }
+        n = split(t, f, ":"); s = 0; for (j = 1; j <= n; j++) s = s * 60 + f[j]
+        print d * 86400 + s }'
+}
+
+# arch_compile ARCH: its weights and models/arch-ARCH-PREC.pt2 (fp16, or
+# fp32 where spandrel says it does not run in fp16), unless a package is
+# there already; or $tmp/arch-ARCH.why, what its "arch" line says instead.
+# Several at once: each its own files
+arch_compile() {
+    arch_found "$1" && return 0
+    log=$tmp/arch-$1.log
+    # at most arch_timeout, and not past the deadline
+    limit=$arch_timeout over="its compile took longer than $arch_timeout s"
+    if [ -n "$arch_deadline" ]; then
+        left=$((arch_deadline - $(elapsed)))
+        [ "$left" -ge "$limit" ] || limit=$left over="out of the machine's time (its compile)"
     fi
+    if [ "$limit" -le 0 ]; then
+        echo "not-measured: out of the machine's time" >"$tmp/arch-$1.why"
+        return 0
+    fi
+    if ! "$python" "$src/tools/dnn-torch-architectures.py" weights "$1" "models/arch-$1.pth" \
+        >"$tmp/arch-$1.prec" 2>"$log"; then
+        echo "failed: $(awk 'NF { l = $0 } END { sub(/^error: /, "", l); print l }' "$log")" \
+            >"$tmp/arch-$1.why"
+        return 0
+    fi
+    prec=$(sed -n 's/^precision: //p' "$tmp/arch-$1.prec")
+    pt2=models/arch-$1-${prec:-fp16}.pt2
+    echo "compiling $pt2 (at most $limit s)" >&2
+    started=$(elapsed)
+    rc=0
+    timeout -k 30 "$limit" "$python" "$src/tools/dnn-torch-export.py" "models/arch-$1.pth" \
+        "$pt2.tmp.pt2" --device cuda --precision "${prec:-fp16}" --no-check >"$log" 2>&1 || rc=$?
+    if [ "$rc" -eq 0 ]; then
+        mv "$pt2.tmp.pt2" "$pt2"
+        echo "compiled $pt2 in $(($(elapsed) - started)) s" >&2
+        return 0
+    fi
+    if [ $(($(elapsed) - started)) -ge "$limit" ]; then
+        echo "not-measured: $over" >"$tmp/arch-$1.why"
+    else
+        # the tool's own message, else the last line it wrote
+        why=$(sed -n 's/^error: //p' "$log" | tail -n 1)
+        [ -n "$why" ] || why=$(awk 'NF { l = $0 } END { print l }' "$log")
+        echo "failed: ${why:-exporting $pt2 failed (exit status $rc)}" >"$tmp/arch-$1.why"
+    fi
+    rm -f "$pt2.tmp.pt2"
+    echo "compiling $pt2: $(cat "$tmp/arch-$1.why")" >&2
+    tail -n 15 "$log" | sed 's/^/  | /' >&2
+}
+
+# arch_row ARCH: a community architecture, bare and from NVDEC (above), its
+# package compiled by arch_compile
+arch_row() {
+    arch_found "$1" || { echo "error: no package for $1" >&2; exit 1; }
     clip1080
-    echo "measuring architecture $1: bare, NVDEC nv12" >&2
-    bare_fps "$pt2" fp16
+    echo "measuring architecture $1 ($prec): bare, NVDEC nv12" >&2
+    if [ -z "$arch_deadline" ]; then
+        bare_fps "$pt2" "$prec"
+    else
+        # the bare tool runs 70 frames at least (a minute at 1 fps): stopped
+        # at the deadline
+        left=$((arch_deadline - $(elapsed)))
+        [ "$left" -ge 1 ] || left=1
+        rc=0
+        timeout -k 10 "$left" "$bare" "$pt2" "$w" "$h" 3 "$prec" >"$tmp/out" 2>"$tmp/err" || rc=$?
+        if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
+            echo "arch $1 not-measured: out of the machine's time (bare not done by then)" >>"$tmp/arch"
+            return 0
+        elif [ "$rc" -ne 0 ]; then
+            echo "error: dnn-torch-bare $pt2 $prec failed (exit status $rc)" >&2
+            tail -n 15 "$tmp/err" | sed 's/^/  | /' >&2
+            exit 1
+        fi
+        fps=$(sed -n 's/^fps: //p' "$tmp/out")
+        [ -n "$fps" ] || { echo "error: no 'fps:' line from dnn-torch-bare $pt2" >&2; exit 1; }
+    fi
     bfps=$fps
+    mark=; [ "$prec" = fp16 ] || mark=" $prec"
+    if [ -n "$arch_deadline" ] && [ "$(elapsed)" -ge "$arch_deadline" ]; then
+        echo "arch $1 bare $bfps nv12 not measured: out of the machine's time$mark" >>"$tmp/arch"
+        return 0
+    fi
+    # a slow one: a window of about 8 of its frames (BENCH_SECONDS to 20 s),
+    # after a warm-up of one frame time at least (this subshell's own)
+    slow=$(awk -v f="$bfps" 'BEGIN { print (f + 0 > 0 && f + 0 < 4) ? "yes" : "no" }')
+    if [ "$slow" = yes ]; then
+        window=$(awk -v f="$bfps" -v w="$window" 'BEGIN { n = 8 / f; if (n > 20) n = 20
+            if (n < w + 0) n = w; printf "%.1f", n }')
+        warmup=$(awk -v f="$bfps" -v w="$warmup" 'BEGIN { n = 1 / f; if (n < w + 0) n = w
+            printf "%.1f", n }')
+        echo "  $bfps fps bare: filter window ${window} s after ${warmup} s" >&2
+    fi
     repeated_fps -hwaccel cuda -hwaccel_output_format cuda -stream_loop -1 -i models/clip1080.m2v \
-        -vf "dnn_processing=dnn_backend=torch:model=$pt2:precision=fp16:yuv_input=rgb"
-    echo "arch $1 bare $bfps nv12 $med ($spread) $(ratio "$med" "$bfps")" >>"$tmp/arch"
+        -vf "dnn_processing=dnn_backend=torch:model=$pt2:precision=$prec:yuv_input=rgb"
+    echo "arch $1 bare $bfps nv12 $med ($spread) $(ratio "$med" "$bfps")$mark" >>"$tmp/arch"
     tail -n 1 "$tmp/arch" >&2
 }
 
+arch_jobs=${BENCH_ARCH_JOBS:-4}
+arch_timeout=${BENCH_ARCH_COMPILE_TIMEOUT:-400}
+arch_deadline=${BENCH_DEADLINE:-}
+for v in "$arch_jobs" "$arch_timeout" "$arch_deadline"; do
+    case $v in
+    *[!0-9]*|0*) echo "error: BENCH_ARCH_JOBS, BENCH_ARCH_COMPILE_TIMEOUT and BENCH_DEADLINE" \
+                      "must be positive integers" >&2; exit 1 ;;
+    esac
+done
+# the packages first, arch_jobs compiles at a time (each CPU-bound for
+# minutes): workers that claim the architectures in turn (mkdir is atomic)
+i=0
+while [ -n "${BENCH_ARCHITECTURES:-}" ] && [ "$i" -lt "$arch_jobs" ]; do
+    (
+        for a in $BENCH_ARCHITECTURES; do
+            mkdir "$tmp/arch-$a.claim" 2>/dev/null || continue
+            arch_compile "$a"
+        done
+    ) &
+    i=$((i + 1))
+done
+wait
+
 : >"$tmp/arch"
 for a in ${BENCH_ARCHITECTURES:-}; do
-    # one that does not export (or not in fp16) is a finding, not the end
+    if [ -s "$tmp/arch-$a.why" ]; then
+        echo "arch $a $(cat "$tmp/arch-$a.why")" >>"$tmp/arch"
+        continue
+    fi
+    if [ -n "$arch_deadline" ] && [ "$(elapsed)" -ge "$arch_deadline" ]; then
+        echo "arch $a not-measured: out of the machine's time" >>"$tmp/arch"
+        continue
+    fi
+    # one that does not run is a finding, not the end
     ( arch_row "$a" ) 2>"$tmp/arch-err" || {
         why=$(sed -n 's/^  | error: //p' "$tmp/arch-err" | tail -n 1)
         echo "arch $a failed: ${why:-see the log}" >>"$tmp/arch"
