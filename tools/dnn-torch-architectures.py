@@ -182,9 +182,12 @@ def survey_one(arch, cls_name, tmpdir):
         rec["eager"] = out
         return rec
     rec["eager_s"] = round(time.monotonic() - start, 2)
+    # what is known so far, for survey to keep if the rest takes too long
+    print(json.dumps(rec), flush=True)
     # (x,): what the tool gives a community architecture, one frame
     ok, program = quietly(lambda: tool.export_program(module, (x,), sizes, args))
     rec["pt2"] = "yes" if ok else program
+    print(json.dumps(rec), flush=True)
     try:
         torch.jit.script(module)
         rec["torchscript"] = "yes"
@@ -209,9 +212,16 @@ def survey(out, names):
                     "architecture": arch, "class": cls,
                     "error": "the survey died (exit status %d): %s" % (
                         run.returncode, first_line(run.stderr.strip().splitlines()[-1:] or "?"))}
-            except subprocess.TimeoutExpired:
-                rec = {"architecture": arch, "class": cls,
-                       "error": "not done in %d s (torch.export or scripting)" % timeout}
+            except subprocess.TimeoutExpired as e:
+                # what it had found, and the step it was not done with
+                said = e.stdout.decode() if isinstance(e.stdout, bytes) else e.stdout or ""
+                lines = [l for l in said.splitlines() if l.startswith("{")]
+                rec = json.loads(lines[-1]) if lines else {
+                    "architecture": arch, "class": cls,
+                    "error": "not done in %d s (torch.export or scripting)" % timeout}
+                step = "pt2" if "pt2" not in rec else "torchscript"
+                if lines:
+                    rec[step] = "not done in %d s" % timeout
             rec["survey_s"] = round(time.monotonic() - start, 1)
             f.write(json.dumps(rec) + "\n")
             f.flush()
