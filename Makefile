@@ -64,6 +64,9 @@ $(FFFLAGS): config.mk
 	@mkdir -p $(@D) && printf '%s\n' "$(FFMPEG_PKG_CONFIG_PATH)" "$(FFMPEG_FLAGS)" >$@.new
 	@if cmp -s $@.new $@; then rm -f $@.new; else mv -f $@.new $@; fi
 
+# configure comes with the prepared tree (make -j must not look for it first)
+$(SRCDIR)/configure: $(PREPARED) ;
+
 $(FFCONFIG): $(PREPARED) $(FFFLAGS) $(SRCDIR)/configure
 	cd $(BUILDDIR) && PKG_CONFIG_PATH=$(FFMPEG_PKG_CONFIG_PATH)$${PKG_CONFIG_PATH:+:$$PKG_CONFIG_PATH} \
 		$(SRCDIR)/configure $(FFMPEG_FLAGS)
