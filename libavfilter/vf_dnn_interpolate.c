@@ -33,6 +33,12 @@
 #include "dnn_filter_common.h"
 #include "video.h"
 
+/** An output time of the pair in hand, waiting for the batch's run. */
+typedef struct PendingTime {
+    int64_t pts, duration;      ///< output time base
+    float t;
+} PendingTime;
+
 typedef struct DnnInterpolateContext {
     const AVClass *class;
     DnnContext dnnctx;
@@ -48,6 +54,8 @@ typedef struct DnnInterpolateContext {
     int64_t next_out;           ///< fps: the index of the next output time
     int started;                ///< fps: next_out was set from the first frame
     int64_t out_end;            ///< where the last output frame ends (output time base)
+    PendingTime pending[DNN_TIMES_MAX]; ///< batch > 1: times of the pair for one run
+    int nb_pending;
 } DnnInterpolateContext;
 
 #define OFFSET(x) offsetof(DnnInterpolateContext, dnnctx.x)
@@ -61,6 +69,8 @@ static const AVOption dnn_interpolate_options[] = {
     { "scdet",  "take scene cuts from the scdet filter before this one (lavfi.scd.time): the earlier frame is repeated",
                                                                         OFFSET2(scdet),  AV_OPT_TYPE_BOOL,       { .i64 = 0 },   0, 1, FLAGS },
     { "t_plane", "give the model t as a 1x1xHxW plane, not a 0-D tensor", OFFSET(t_plane), AV_OPT_TYPE_BOOL,       { .i64 = 0 },   0, 1, FLAGS },
+    { "batch",  "output times of one pair the model makes in one run (> 1: the pair and t as a batch, t of shape [N, 1, 1, 1])",
+                                                                        OFFSET(batch),   AV_OPT_TYPE_INT,        { .i64 = 1 },   1, DNN_TIMES_MAX, FLAGS },
     { NULL }
 };
 
@@ -209,6 +219,88 @@ static int output_frame(AVFilterContext *context, AVFrame *later, int64_t later_
     return ff_filter_frame(outlink, out);
 }
 
+/** Send out[0..nb-1] at the pending times; frees those not sent. */
+static int send_pending(AVFilterContext *context, AVFrame **out, int nb)
+{
+    DnnInterpolateContext *ctx = context->priv;
+    int ret = 0;
+
+    for (int i = 0; i < nb; i++) {
+        if (ret < 0) {
+            av_frame_free(&out[i]);
+            continue;
+        }
+        out[i]->pts = ctx->pending[i].pts;
+        out[i]->duration = ctx->pending[i].duration;
+        ctx->out_end = out[i]->pts + out[i]->duration;
+        ret = ff_filter_frame(context->outputs[0], out[i]);
+    }
+    return ret;
+}
+
+/** The pending times of the pair (prev, later) in one run of the model. */
+static int run_pending(AVFilterContext *context, AVFrame *later, int64_t later_id)
+{
+    DnnInterpolateContext *ctx = context->priv;
+    AVFilterLink *outlink = context->outputs[0];
+    const int64_t ids[2] = { ctx->prev_id, later_id };
+    AVFrame *out[DNN_TIMES_MAX] = { NULL }, *frames[2], *in_frame = NULL, *out_frame = NULL;
+    float times[DNN_TIMES_MAX];
+    int nb = ctx->nb_pending, ret = 0;
+
+    if (!nb)
+        return 0;
+    ctx->nb_pending = 0;
+    for (int i = 0; i < nb && ret >= 0; i++) {
+        out[i] = ff_get_video_buffer(outlink, outlink->w, outlink->h);
+        ret = out[i] ? av_frame_copy_props(out[i], ctx->prev) : AVERROR(ENOMEM);
+        times[i] = ctx->pending[i].t;
+    }
+    // the backend owns in_frame and out[0] from here, and gives them back with the result
+    if (ret >= 0 && !(in_frame = av_frame_clone(ctx->prev)))
+        ret = AVERROR(ENOMEM);
+    if (ret < 0) {
+        for (int i = 0; i < nb; i++)
+            av_frame_free(&out[i]);
+        return ret;
+    }
+    frames[0] = in_frame;
+    frames[1] = later;
+    ret = ff_dnn_execute_model_times(&ctx->dnnctx, in_frame, frames, ids, times, nb,
+                                     ctx->scene, out);
+    if (ret == 0 && (ff_dnn_get_result(&ctx->dnnctx, &in_frame, &out_frame) != DAST_SUCCESS ||
+                     out_frame != out[0]))
+        ret = AVERROR(EIO);
+    if (ret != 0) {
+        for (int i = 1; i < nb; i++)
+            av_frame_free(&out[i]);
+        return ret < 0 ? ret : AVERROR(EIO); // the backend has logged why
+    }
+    av_frame_free(&in_frame);
+    return send_pending(context, out, nb);
+}
+
+/**
+ * The frame at output pts: with batch > 1, a time between the two frames
+ * waits for the batch of the pair's times (in order: the frames before it
+ * go first); else it is made now.
+ */
+static int queue_frame(AVFilterContext *context, AVFrame *later, int64_t later_id,
+                       int64_t pts, int64_t duration, double t)
+{
+    DnnInterpolateContext *ctx = context->priv;
+    int ret;
+
+    if (ctx->dnnctx.batch <= 1)
+        return output_frame(context, later, later_id, pts, duration, t);
+    if (t == 0 || !later) {
+        ret = run_pending(context, later, later_id);
+        return ret < 0 ? ret : output_frame(context, later, later_id, pts, duration, t);
+    }
+    ctx->pending[ctx->nb_pending++] = (PendingTime){ pts, duration, t };
+    return ctx->nb_pending == ctx->dnnctx.batch ? run_pending(context, later, later_id) : 0;
+}
+
 /**
  * Where output n falls in the pair [start, start + span) (input time base),
  * 0 to 1, ratio the output time base over the input's: an exact fraction
@@ -240,12 +332,12 @@ static int output_interval(AVFilterContext *context, AVFrame *later, int64_t lat
         return 0;
     if (ctx->fps.num <= 0) {
         for (int k = 0; k < ctx->factor; k++) {
-            ret = output_frame(context, later, later_id, start * ctx->factor + k * span,
-                               span, (double)k / ctx->factor);
+            ret = queue_frame(context, later, later_id, start * ctx->factor + k * span,
+                              span, (double)k / ctx->factor);
             if (ret < 0)
                 return ret;
         }
-        return 0;
+        return run_pending(context, later, later_id);
     }
     // output n is at n * out_tb, the interval [start, start + span) in
     // in_tb: compared exactly (av_compare_ts: no overflow at any pts)
@@ -259,13 +351,13 @@ static int output_interval(AVFilterContext *context, AVFrame *later, int64_t lat
         int at = av_compare_ts(ctx->next_out, outlink->time_base, start, inlink->time_base);
         if (at >= 0) {
             double t = at == 0 ? 0 : pair_time(ctx->next_out, ratio, start, span);
-            ret = output_frame(context, later, later_id, ctx->next_out, 1, t);
+            ret = queue_frame(context, later, later_id, ctx->next_out, 1, t);
             if (ret < 0)
                 return ret;
         }
         ctx->next_out++;
     }
-    return 0;
+    return run_pending(context, later, later_id);
 }
 
 static int filter_frame(AVFilterContext *context, AVFrame *in)

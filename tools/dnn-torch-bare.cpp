@@ -10,7 +10,9 @@
  * package's signature (ffmpeg_dnn_inputs, _t, _sigma, which
  * tools/dnn-torch-export.py records), or for TorchScript BARE_INPUTS, in
  * the export tool's words: "pair" (two frames and a 0-D t), "pair plane"
- * (t as a plane), "stacked N" or "sequence N", followed by "sigma" or
+ * (t as a plane), "pair batch N" (the pair and N times as a batch, as
+ * dnn_interpolate batch=N gives them; a package's ffmpeg_dnn_batch),
+ * "stacked N" or "sequence N", followed by "sigma" or
  * "sigma plane" for a noise level after the frames.  PRECISION fp16
  * or bf16 casts the model and input, channels-last (the filter's default for
  * them on a GPU).  A .pt2 package (tools/dnn-torch-export.py --device cuda)
@@ -42,10 +44,11 @@ struct Signature {
     std::string layout = "frame"; ///< frame, pair, stacked or sequence
     long frames = 1;
     bool t_plane = false;
+    long batch = 0;               ///< a pair: > 0, its times as a batch (t N x 1 x 1 x 1)
     std::string sigma = "none";   ///< none, plane or 0-d
 };
 
-/** "pair", "stacked 5"... with "plane" (t) and "sigma [plane]" words after. */
+/** "pair", "stacked 5"... with "plane" (t), "batch N" and "sigma [plane]" words after. */
 static Signature parse_signature(const std::string &text)
 {
     std::istringstream words(text);
@@ -61,6 +64,8 @@ static Signature parse_signature(const std::string &text)
     while (words >> w) {
         if (w == "plane" && sig.sigma == "none")
             sig.t_plane = true;
+        else if (w == "batch" && sig.layout == "pair" && (words >> sig.batch) && sig.batch > 0)
+            continue;
         else if (w == "sigma")
             sig.sigma = "0-d";
         else if (w == "plane")
@@ -80,7 +85,13 @@ static std::vector<torch::IValue> make_inputs(const Signature &sig, long h, long
     auto plane = [&](double v) { return torch::full({1, 1, h, w}, v, opt).contiguous(format); };
     std::vector<torch::IValue> in;
 
-    if (sig.layout == "pair") {
+    if (sig.layout == "pair" && sig.batch > 0) {
+        // the pair once for each of the times, as dnn_interpolate batch=N gives it
+        long n = sig.batch;
+        in = { torch::rand({n, 3, h, w}, opt).contiguous(format),
+               torch::rand({n, 3, h, w}, opt).contiguous(format),
+               torch::full({n, 1, sig.t_plane ? h : 1, sig.t_plane ? w : 1}, 0.5, opt) };
+    } else if (sig.layout == "pair") {
         in = { frame(), frame(), sig.t_plane ? plane(0.5) : torch::full({}, 0.5, opt) };
     } else if (sig.layout == "stacked") {
         in.push_back(torch::rand({1, 3 * sig.frames, h, w}, opt).contiguous(format));
@@ -140,6 +151,8 @@ public:
         std::string text = meta.count("ffmpeg_dnn_inputs") ? meta["ffmpeg_dnn_inputs"] : "frame";
         if (meta["ffmpeg_dnn_t"] == "plane")
             text += " plane";
+        if (meta.count("ffmpeg_dnn_batch"))
+            text += " batch " + meta["ffmpeg_dnn_batch"];
         if (meta["ffmpeg_dnn_sigma"] == "plane")
             text += " sigma plane";
         else if (meta["ffmpeg_dnn_sigma"] == "0-d")

@@ -15,7 +15,9 @@ format) or, with --format torchscript, a TorchScript file.
 
 --inputs says what forward takes: one frame (dnn_processing, the default);
 pair: two frames and t (a 0-D tensor, or with --t-plane a 1x1xHxW plane),
-for dnn_interpolate; stacked:N, N frames on the channels, or sequence:N, N
+for dnn_interpolate (--batch N: up to N output times of the pair in one
+run, dnn_interpolate's batch=N: the pair repeated once for each time and t
+of shape [N, 1, 1, 1] or N x 1 x H x W); stacked:N, N frames on the channels, or sequence:N, N
 frames as 1 x N x C x H x W, for dnn_processing's frames=N (window=stacked
 or sequence); recurrent: a frame and a state, None at first, returning
 (frame, state), for recurrent=1 (TorchScript only).  --sigma plane|0-d
@@ -281,8 +283,10 @@ def export_program(module, inputs, sizes, args):
         # community architectures pad to their windows inside, and models of
         # several frames tie their sizes together: torch.export derives the
         # sizes' constraints itself (below: never one size only)
-        dynamic = tuple(None if d is None else {k: torch.export.Dim.AUTO for k in d}
-                        for d in dynamic)
+        batch = torch.export.Dim("batch", min=1, max=args.batch) if args.batch > 1 else None
+        dynamic = tuple(None if d is None else
+                        {(0 if k == "batch" else k): batch if k == "batch" else torch.export.Dim.AUTO
+                         for k in d} for d in dynamic)
     try:
         program = torch.export.export(module, tuple(inputs), dynamic_shapes=dynamic)
     except Exception as e:  # torch.export's own errors say what to change
@@ -300,7 +304,18 @@ def export_program(module, inputs, sizes, args):
                  x.shape[-1], x.shape[-2]))
     if dynamic:
         sizes_compiled(program, first.meta["val"].shape[-2:], sizes, args)
+    if args.batch > 1:
+        batch_compiled(program, first.meta["val"].shape[0], args)
     return program
+
+
+def batch_compiled(program, dim, args):
+    """A pair of --batch N: one to N times, as torch.export made it."""
+    bounds = program.range_constraints.get(dim.node.expr) if not is_concrete_int(dim) else None
+    if bounds is None or finite(bounds.lower, 1) > 1 or finite(bounds.upper, args.batch) < args.batch:
+        fail("the module cannot be exported for 1 to %d times a run: torch.export made its "
+             "batch %s (export it without --batch)" % (
+                 args.batch, dim if bounds is None else "%s to %s" % (bounds.lower, bounds.upper)))
 
 
 def finite(bound, otherwise):
@@ -411,6 +426,8 @@ def metadata_inputs(args):
     meta = {"ffmpeg_dnn_inputs": inputs, "ffmpeg_dnn_sigma": args.sigma or "none"}
     if layout == "pair":
         meta["ffmpeg_dnn_t"] = "plane" if args.t_plane else "0-d"
+        if args.batch > 1:
+            meta["ffmpeg_dnn_batch"] = str(args.batch)
     return meta
 
 
@@ -423,7 +440,13 @@ def example_inputs(args, x):
     frames = [x] + [torch.rand(x.shape, generator=torch.Generator().manual_seed(i)).to(x).contiguous(
         memory_format=args.torch_format) for i in range(1, n)]
     plane = (1, 1, x.shape[2], x.shape[3])
-    if layout == "pair":
+    if layout == "pair" and args.batch > 1:
+        # two times (not one: torch.export would specialise the batch to 1)
+        times = torch.tensor([0.25, 0.5], dtype=x.dtype, device=x.device).view(2, 1, 1, 1)
+        t = times.expand(2, 1, *(plane[2:] if args.t_plane else (1, 1))).contiguous()
+        inputs = [f.expand(2, -1, -1, -1).contiguous(memory_format=args.torch_format)
+                  for f in frames[:2]] + [t]
+    elif layout == "pair":
         t = torch.full(plane if args.t_plane else (), 0.5, dtype=x.dtype, device=x.device)
         inputs = [frames[0], frames[1], t]
     elif layout == "stacked":
@@ -449,6 +472,10 @@ def dynamic_shapes(args, sizes):
     frame = {2: height, 3: width}
     shapes = {"frame": [frame], "stacked": [frame], "sequence": [{3: height, 4: width}],
               "pair": [frame, frame, frame if args.t_plane else None]}[layout]
+    if layout == "pair" and args.batch > 1:
+        # the times of one run, 1 to --batch: the same batch for the pair and t
+        shapes = [dict(frame, batch=True), dict(frame, batch=True),
+                  dict(frame if args.t_plane else {}, batch=True)]
     if args.sigma:
         shapes.append(frame if args.sigma == "plane" else None)
     return tuple(shapes)
@@ -529,6 +556,10 @@ def make_parser():
                         "(recurrent=1; TorchScript)")
     parser.add_argument("--t-plane", action="store_true",
                         help="--inputs pair: t as a 1x1xHxW plane (t_plane=1), not 0-D")
+    parser.add_argument("--batch", type=int, default=1, metavar="N",
+                        help="--inputs pair: up to N output times in one run "
+                        "(dnn_interpolate batch=N; 2 to 16): the pair repeated and t "
+                        "of shape [N, 1, 1, 1]")
     parser.add_argument("--sigma", choices=("plane", "0-d"),
                         help="a noise level after the frames (dnn_processing sigma; "
                         "sigma_plane=0 for 0-d)")
@@ -569,6 +600,8 @@ def main():
              "package cannot take: add --format torchscript")
     if args.t_plane and args.inputs[0] != "pair":
         fail("--t-plane is for --inputs pair")
+    if args.batch != 1 and (args.inputs[0] != "pair" or not 2 <= args.batch <= 16):
+        fail("--batch is for --inputs pair, from 2 to 16")
     if args.channels is not None and args.channels < 1:
         fail("--channels must be positive")
     dtype = DTYPES[args.precision]

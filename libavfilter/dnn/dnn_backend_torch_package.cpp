@@ -68,6 +68,7 @@ public:
     THPackageRange height, width;
     std::string inputs;                 ///< what forward takes: "frame", "pair", "stacked N", "sequence N"
     std::string t;                      ///< a pair's t: "0-d" or "plane"
+    int64_t batch;                      ///< a pair: > 1, the most times of one run (t [N, 1, 1, 1])
     std::string sigma;                  ///< after the frames: "none", "0-d" or "plane"
     std::unique_ptr<torch::inductor::AOTIModelPackageLoader> loader;
 };
@@ -941,6 +942,7 @@ static int read_description(THPackage *p, const std::unordered_map<std::string, 
     // packages of one frame made before these keys said nothing of them
     p->inputs     = meta.count("ffmpeg_dnn_inputs") ? value("ffmpeg_dnn_inputs") : "frame";
     p->t          = meta.count("ffmpeg_dnn_t") ? value("ffmpeg_dnn_t") : "0-d";
+    p->batch      = meta.count("ffmpeg_dnn_batch") ? strtoll(value("ffmpeg_dnn_batch").c_str(), NULL, 10) : 1;
     p->sigma      = meta.count("ffmpeg_dnn_sigma") ? value("ffmpeg_dnn_sigma") : "none";
     if (p->precision < 0)
         bad = "ffmpeg_dnn_dtype";
@@ -956,6 +958,8 @@ static int read_description(THPackage *p, const std::unordered_map<std::string, 
         bad = "ffmpeg_dnn_inputs";
     else if (p->t != "0-d" && p->t != "plane")
         bad = "ffmpeg_dnn_t";
+    else if (p->batch < 1 || p->batch > DNN_TIMES_MAX || (p->batch > 1 && p->inputs != "pair"))
+        bad = "ffmpeg_dnn_batch";
     else if (p->sigma != "none" && p->sigma != "0-d" && p->sigma != "plane")
         bad = "ffmpeg_dnn_sigma";
     if (bad) {
@@ -1306,8 +1310,10 @@ static int check_input(const THPackage *p, const torch::Tensor &input, int64_t c
                        c10::MemoryFormat format, DnnContext *ctx)
 {
     // the input is made in the package's dtype and memory format (placement
-    // set channels_last), on its device: anything else is our bug
-    if (input.dim() != 4 || input.size(0) != 1 || input.scalar_type() != th_precision_dtype(ctx) ||
+    // set channels_last), on its device: anything else is our bug; a
+    // batched pair's frames come once for each of up to batch times
+    if (input.dim() != 4 || input.size(0) < 1 || input.size(0) > p->batch ||
+        input.scalar_type() != th_precision_dtype(ctx) ||
         device_key(input.device()) != p->device_key || !input.is_contiguous(format)) {
         av_log(ctx, AV_LOG_ERROR, "The .pt2 package's input is not one %s picture\n",
                th_precision_name(p->precision));
@@ -1447,6 +1453,21 @@ static int check_signature(const THPackage *p, DNNFunctionType func_type, DnnCon
     if (given == "pair" && p->t != (ctx->t_plane ? "plane" : "0-d")) {
         av_log(ctx, AV_LOG_ERROR, "The .pt2 package takes t as a %s: set t_plane=%d\n",
                p->t == "plane" ? "1x1xHxW plane" : "0-D tensor", p->t == "plane");
+        return AVERROR(EINVAL);
+    }
+    if (given == "pair" && (p->batch > 1) != (ctx->batch > 1)) {
+        if (p->batch > 1)
+            av_log(ctx, AV_LOG_ERROR, "The .pt2 package takes a batch of up to %" PRId64 " times "
+                   "(tools/dnn-torch-export.py --batch %" PRId64 "): set batch\n", p->batch, p->batch);
+        else
+            av_log(ctx, AV_LOG_ERROR, "The .pt2 package takes one time a run: batch=%d needs a "
+                   "package exported with --batch %d\n", ctx->batch, ctx->batch);
+        return AVERROR(EINVAL);
+    }
+    if (given == "pair" && ctx->batch > p->batch) {
+        av_log(ctx, AV_LOG_ERROR, "The .pt2 package takes a batch of up to %" PRId64 " times "
+               "(tools/dnn-torch-export.py --batch %" PRId64 "); batch=%d asks for more\n",
+               p->batch, p->batch, ctx->batch);
         return AVERROR(EINVAL);
     }
     if (sigma != p->sigma) {

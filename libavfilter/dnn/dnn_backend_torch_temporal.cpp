@@ -73,6 +73,9 @@ THFramesInput th_frames_input(const DnnContext *ctx, float t, float scene, int r
     how.layout      = (DNNFramesLayout)ctx->frames_layout;
     how.t           = t;
     how.t_plane     = ctx->t_plane;
+    how.batched     = ctx->frames_layout == DNN_FRAMES_PAIR && ctx->batch > 1;
+    how.nb_times    = 1;
+    how.times[0]    = t;
     how.scene       = scene;
     how.sigma       = ctx->sigma;
     how.sigma_plane = ctx->sigma_plane;
@@ -87,6 +90,31 @@ static torch::Tensor th_scalar_input(float value, bool plane, const torch::Tenso
     if (!plane)
         return torch::full({}, value, like.options());
     return torch::full({ 1, 1, like.size(-2), like.size(-1) }, value, like.options());
+}
+
+/**
+ * The times of a batched pair: N x 1 x 1 x 1, or N x 1 x H x W planes, made
+ * on the frames' device (a fill each: no copy from the host, which would
+ * wait for the stream).
+ */
+static torch::Tensor th_times_input(const THFramesInput &how, const torch::Tensor &like)
+{
+    torch::Tensor times = torch::empty({ how.nb_times, 1, how.t_plane ? like.size(-2) : 1,
+                                         how.t_plane ? like.size(-1) : 1 }, like.options());
+
+    for (int i = 0; i < how.nb_times; i++)
+        times.select(0, i).fill_(how.times[i]);
+    return times;
+}
+
+/** frame (1 x C x H x W) once for each time of a batched pair, in the model's memory format. */
+static torch::Tensor th_repeat_frame(const torch::Tensor &frame, const THFramesInput &how,
+                                     DnnContext *ctx)
+{
+    if (how.nb_times == 1)
+        return frame;
+    return frame.expand({ how.nb_times, -1, -1, -1 })
+                .contiguous(th_precision_memory_format(ctx, frame.device()));
 }
 
 static const char *th_layout_name(DNNFramesLayout layout)
@@ -114,8 +142,9 @@ static void th_log_frames_given(const std::vector<torch::jit::IValue> &inputs,
             shape << input.toTensor().sizes();
         shapes += (shapes.empty() ? "" : ", ") + shape.str();
     }
-    av_log(log_ctx, AV_LOG_ERROR, "The model was given %zu frame%s as %s%s: forward(%s)\n",
+    av_log(log_ctx, AV_LOG_ERROR, "The model was given %zu frame%s as %s%s%s: forward(%s)\n",
            nb_frames, nb_frames > 1 ? "s" : "", th_layout_name(how.layout),
+           how.batched ? " with a batch of times (batch)" : "",
            how.sigma >= 0 ? (how.sigma_plane ? " and a sigma plane" : " and a 0-D sigma") : "",
            shapes.c_str());
 }
@@ -196,9 +225,16 @@ int th_frames_forward(torch::jit::Module *model, THPackage *package,
         if (how.scene > 0) {
             *score = th_scene_score(frames[0], frames[1]);
             if (*score > how.scene) {
-                *output = frames[0];
+                // the earlier frame at every time
+                *output = how.batched ? frames[0].expand({ how.nb_times, -1, -1, -1 }) : frames[0];
                 return 0;
             }
+        }
+        if (how.batched) {
+            inputs.push_back(th_repeat_frame(frames[0], how, ctx));
+            inputs.push_back(th_repeat_frame(frames[1], how, ctx));
+            inputs.push_back(th_times_input(how, frames[0]));
+            break;
         }
         inputs.push_back(frames[0]);
         inputs.push_back(frames[1]);

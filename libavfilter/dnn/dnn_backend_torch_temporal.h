@@ -73,6 +73,9 @@ struct THFramesInput {
     DNNFramesLayout layout;
     float t;            ///< DNN_FRAMES_PAIR
     bool t_plane;
+    bool batched;       ///< DNN_FRAMES_PAIR: the pair and times[] as a batch, t of shape [N, 1, 1, 1]
+    int nb_times;       ///< batched: times in one run, 1 to DNN_TIMES_MAX (times[0] is t)
+    float times[DNN_TIMES_MAX];
     float scene;        ///< DNN_FRAMES_PAIR and _RECURRENT, > 0: the scene-cut threshold
     bool reset;         ///< DNN_FRAMES_RECURRENT: start again from no state
     bool keep_state;    ///< DNN_FRAMES_RECURRENT: false for the dry run of get_output
@@ -80,13 +83,15 @@ struct THFramesInput {
     bool sigma_plane;
 };
 
-/** id: of the first frame (-1: the dry run, which changes no state). */
+/** id: of the first frame (-1: the dry run, which changes no state); times[0] = t. */
 THFramesInput th_frames_input(const DnnContext *ctx, float t, float scene, int reset, int64_t id);
 
 /**
  * The model's forward() of frames into *output (the .pt2 package's when
  * package is not NULL, else the TorchScript model's), as how says:
- * forward(earlier, later, t[, sigma]) for a pair, forward(window[, sigma])
+ * forward(earlier, later, t[, sigma]) for a pair (batched: the pair
+ * repeated N times and t of shape [N, 1, 1, 1] or N x 1 x H x W, one
+ * output image per time), forward(window[, sigma])
  * with the window 1 x N*C x H x W (stacked) or 1 x N x C x H x W
  * (sequence), forward(frame, state[, sigma]) -> (frame, state) for a
  * recurrent model, its state None at first and after a reset.  t and sigma

@@ -20,7 +20,8 @@ ifnet.state.pt, the same weights as a state dict, for the export tool).
 reference runs MODEL in eager PyTorch as dnn_interpolate should: IN.raw
 holds the rgb24 input frames, IN.crc and OUT.crc the framecrc listings of
 the input and of dnn_interpolate's output (their time bases, sizes and
-timestamps); MODE is "factor=N" or "fps=NUM/DEN"; SCENE the scene-cut
+timestamps); MODE is "factor=N" or "fps=NUM/DEN" (other options of the
+filter may follow it, ":batch=3": the reference runs one time at a time); SCENE the scene-cut
 threshold (0: off), or "cuts:I,J", the pairs scdet cuts.  It writes the frames dnn_interpolate must make to
 OUT.raw, and prints whether the output's timestamps are the expected ones
 (exact, from fractions) and how many frames each has.
@@ -33,7 +34,8 @@ three results); sequence.pt, shaped like EDVR's or BasicVSR's input (3
 frames as 1 x N x C x H x W, a 0-D sigma: a convolution across time);
 fastdvd.state.pt, its weights; dpir.pt, shaped like DPIR (one frame and a noise map); recurrent.pt, a
 small recurrent 2x super-resolution net (forward(frame, state) -> (frame,
-state), the state None at first).
+state), the state None at first); blend-scalar-t.pt, a pair model of a
+0-D t only.
 
 window runs MODEL in eager PyTorch as dnn_processing should with
 frames=FRAMES, window=WINDOW (stacked or sequence), sigma=SIGMA (-1: none)
@@ -88,7 +90,9 @@ class IFNetTiny(torch.nn.Module):
 
     def forward(self, earlier: torch.Tensor, later: torch.Tensor, t: torch.Tensor) -> torch.Tensor:
         n, _, h, w = earlier.shape
-        tt = t.to(earlier.dtype).reshape(1, 1, 1, 1).expand(n, 1, h, w)
+        # t: 0-D, or one a pair of the batch (dnn_interpolate batch=N: N x 1 x 1 x 1)
+        t = t.to(earlier.dtype).reshape(-1, 1, 1, 1)
+        tt = t.expand(n, 1, h, w)
         x = torch.cat((earlier, later, tt), 1)
         # at half resolution, as IFNet's blocks work at a fraction of it
         half = F.interpolate(x, scale_factor=0.5, mode="bilinear", align_corners=False)
@@ -99,6 +103,15 @@ class IFNetTiny(torch.nn.Module):
         warped_earlier = backward_warp(earlier, flow[:, :2] * t)
         warped_later = backward_warp(later, flow[:, 2:4] * (1 - t))
         return mask * warped_earlier + (1 - mask) * warped_later
+
+
+class BlendScalarT(torch.nn.Module):
+    """A pair model written for a 0-D t only (as code that reshapes t to
+    one value): given a batch of times (batch=N), it fails."""
+
+    def forward(self, earlier: torch.Tensor, later: torch.Tensor, t: torch.Tensor) -> torch.Tensor:
+        w = t.reshape(1, 1, 1, 1)
+        return earlier * (1 - w) + later * w
 
 
 class IFBlockBench(torch.nn.Module):
@@ -146,7 +159,8 @@ class IFNetBench(torch.nn.Module):
     def forward(self, earlier: torch.Tensor, later: torch.Tensor, t: torch.Tensor) -> torch.Tensor:
         n, _, h, w = earlier.shape
         img0, img1 = earlier, later
-        tt = t.to(img0.dtype).reshape(1, 1, 1, 1).expand(n, 1, h, w)
+        # t: 0-D, or one a pair of the batch (dnn_interpolate batch=N: N x 1 x 1 x 1)
+        tt = t.to(img0.dtype).reshape(-1, 1, 1, 1).expand(n, 1, h, w)
         flow, mask = self.blocks[0](torch.cat((img0, img1, tt), 1), self.scales[0])
         warped0 = backward_warp(img0, flow[:, :2])
         warped1 = backward_warp(img1, flow[:, 2:4])
@@ -279,6 +293,7 @@ def make(outdir):
     torch.jit.script(randomised(SequenceTiny(), 0.1)).save(outdir + "/sequence.pt")
     torch.jit.script(randomised(DPIRTiny(), 0.05)).save(outdir + "/dpir.pt")
     torch.jit.script(randomised(RecurrentTiny(), 0.1)).save(outdir + "/recurrent.pt")
+    torch.jit.script(BlendScalarT()).save(outdir + "/blend-scalar-t.pt")
 
 
 def read_crc(path):
@@ -329,6 +344,7 @@ def reference(model_path, inp, in_crc, out_crc, mode, scene, out):
         scene = 0.0
     scene = float(scene)
     model = torch.jit.load(model_path).eval()
+    mode = mode.split(":")[0]  # factor=N or fps=RATE; the filter's other options after it
     tb_in, frames_in = read_crc(in_crc)
     tb_out, frames_out = read_crc(out_crc)
     w, h = (int(v) for v in open(in_crc).read().split("#dimensions 0:")[1].split()[0].split("x"))

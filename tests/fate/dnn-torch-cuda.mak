@@ -63,6 +63,20 @@ fate-dnn-torch-cuda-interpolate-$(1): CMD = $$(DNN_TORCH_CHECK) compare $(TARGET
 endef
 $(eval $(call FATE_DNN_TORCH_CUDA_INTERPOLATE,nv12,nv12,45))
 $(eval $(call FATE_DNN_TORCH_CUDA_INTERPOLATE,p010le,yuv420p,40))
+# batch=3: the times of a pair in one run on the GPU, against eager PyTorch
+# one time a run (rgb0, 60 fps: runs of 1 to 3 times), and on nv12 against
+# the same filter one time a run
+FATE_DNN_TORCH_CUDA += fate-dnn-torch-cuda-interpolate-batch-rgb0
+fate-dnn-torch-cuda-interpolate-batch-rgb0: $(DNN_TORCH_IFNET)
+fate-dnn-torch-cuda-interpolate-batch-rgb0: CMD = $(DNN_TORCH_CHECK) interpolate $(TARGET_PATH) $(TORCH_PYTHON) \
+    $(DNN_TORCH_DIR)/ifnet.pt "testsrc2=s=63x47:r=24000/1001:d=0.4" fps=60:batch=3 0 50 rgb0
+FATE_DNN_TORCH_CUDA += fate-dnn-torch-cuda-interpolate-batch-nv12
+fate-dnn-torch-cuda-interpolate-batch-nv12: $(DNN_TORCH_IFNET)
+fate-dnn-torch-cuda-interpolate-batch-nv12: CMD = $(DNN_TORCH_CHECK) compare $(TARGET_PATH) 50 \
+    $(DNN_TORCH_CUDA_DEV) -f lavfi -i testsrc2=s=64x48:r=25:d=0.4,format=nv12 \
+    -vf hwupload,dnn_interpolate=model=$(DNN_TORCH_DIR)/ifnet.pt:factor=4:batch=3,hwdownload,format=nv12 -- \
+    $(DNN_TORCH_CUDA_DEV) -f lavfi -i testsrc2=s=64x48:r=25:d=0.4,format=nv12 \
+    -vf hwupload,dnn_interpolate=model=$(DNN_TORCH_DIR)/ifnet.pt:factor=4,hwdownload,format=nv12
 
 # dnn_processing with a window of frames on CUDA frames, each converted once
 # and kept on the device: rgb0 against the model in eager PyTorch (the
@@ -109,6 +123,20 @@ $(eval $(call FATE_DNN_TORCH_CUDA_GRAPH,conv,dnn_processing=dnn_backend=torch:mo
 $(eval $(call FATE_DNN_TORCH_CUDA_GRAPH,window,dnn_processing=dnn_backend=torch:model=$$(DNN_TORCH_DIR)/fastdvd.pt:frames=5:sigma=0.1:sigma_plane=1:yuv_input=rgb))
 $(eval $(call FATE_DNN_TORCH_CUDA_GRAPH,interpolate,dnn_interpolate=model=$$(DNN_TORCH_DIR)/ifnet.pt:factor=3))
 $(eval $(call FATE_DNN_TORCH_CUDA_GRAPH,interpolate-pt2,dnn_interpolate=model=$$(DNN_TORCH_DIR)/cuda_ifnet.pt2:factor=3))
+$(eval $(call FATE_DNN_TORCH_CUDA_GRAPH,interpolate-batch,dnn_interpolate=model=$$(DNN_TORCH_DIR)/ifnet.pt:factor=4:batch=3))
+$(eval $(call FATE_DNN_TORCH_CUDA_GRAPH,interpolate-batch-pt2,dnn_interpolate=model=$$(DNN_TORCH_DIR)/cuda_ifnet_batch.pt2:factor=4:batch=3))
+fate-dnn-torch-cuda-graph-interpolate-batch-pt2: $(DNN_TORCH_DATA)/cuda_ifnet_batch.pt2
+$(DNN_TORCH_DATA)/cuda_ifnet_batch.pt2: $(DNN_TORCH_IFNET) $(SRC_PATH)/tools/dnn-torch-export.py
+	$(M)$(TORCH_PYTHON) $(SRC_PATH)/tools/dnn-torch-export.py $(SRC_PATH)/tests/dnn/temporal_models.py:IFNetTiny \
+	    $@ --checkpoint $(DNN_TORCH_DATA)/ifnet.state.pt --inputs pair --batch 3 --device cuda --no-check >$@.log
+# the batch package on the GPU, as the TorchScript file one time a run
+FATE_DNN_TORCH_CUDA += fate-dnn-torch-cuda-interpolate-batch-pt2
+fate-dnn-torch-cuda-interpolate-batch-pt2: $(DNN_TORCH_DATA)/cuda_ifnet_batch.pt2
+fate-dnn-torch-cuda-interpolate-batch-pt2: CMD = $(DNN_TORCH_CHECK) compare $(TARGET_PATH) 50 \
+    $(DNN_TORCH_CUDA_DEV) -f lavfi -i testsrc2=s=63x47:r=24000/1001:d=0.4,format=rgb0 \
+    -vf hwupload,dnn_interpolate=model=$(DNN_TORCH_DIR)/cuda_ifnet_batch.pt2:fps=60:batch=3,hwdownload,format=rgb0 -- \
+    $(DNN_TORCH_CUDA_DEV) -f lavfi -i testsrc2=s=63x47:r=24000/1001:d=0.4,format=rgb0 \
+    -vf hwupload,dnn_interpolate=model=$(DNN_TORCH_DIR)/ifnet.pt:fps=60,hwdownload,format=rgb0
 # the pair model as a package for this machine's GPU (loaded where Python's
 # loader crashes: no check at export)
 fate-dnn-torch-cuda-graph-interpolate-pt2: $(DNN_TORCH_DATA)/cuda_ifnet.pt2

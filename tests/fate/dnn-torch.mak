@@ -415,6 +415,13 @@ $(eval $(call FATE_DNN_TORCH_INTERPOLATE_TEST,fps60-late,testsrc2=s=32x24:r=2400
 $(eval $(call FATE_DNN_TORCH_INTERPOLATE_TEST,vfr,testsrc2=s=64x48:r=25:d=0.4$(DNN_TORCH_COMMA)setpts=N*N/TB,factor=2,0))
 $(eval $(call FATE_DNN_TORCH_INTERPOLATE_TEST,scene,testsrc2=s=64x48:r=25:d=0.16[a];testsrc=s=64x48:r=25:d=0.16[b];[a][b]concat,factor=3,0.2))
 $(eval $(call FATE_DNN_TORCH_INTERPOLATE_TEST,scdet,testsrc2=s=64x48:r=25:d=0.16[a];testsrc=s=64x48:r=25:d=0.16[b];[a][b]concat,factor=3,scdet:3))
+# batch=N: the times of a pair in one run, the pair and t as a batch,
+# against the same eager reference of one time a run: 4x (one run of 3
+# times a pair), 24000/1001 to 60 fps (runs of 1 and 2 times), a scene cut
+# (the earlier frame at each time of the batch)
+$(eval $(call FATE_DNN_TORCH_INTERPOLATE_TEST,batch-x4,testsrc2=s=63x47:r=25:d=0.2,factor=4:batch=3,0))
+$(eval $(call FATE_DNN_TORCH_INTERPOLATE_TEST,batch-fps60,testsrc2=s=64x48:r=24000/1001:d=0.5,fps=60:batch=2,0))
+$(eval $(call FATE_DNN_TORCH_INTERPOLATE_TEST,batch-scene,testsrc2=s=64x48:r=25:d=0.16[a];testsrc=s=64x48:r=25:d=0.16[b];[a][b]concat,factor=3:batch=2,0.2))
 # the same net exported by tools/dnn-torch-export.py --inputs pair; the
 # tool's errors for a pair model as .pt2 and a one-frame model as a pair
 DNN_TORCH_IFNET_EXPORTED = $(DNN_TORCH_DATA)/ifnet-exported.pt
@@ -431,6 +438,11 @@ fate-dnn-torch-interpolate-exported: CMD = $(DNN_TORCH_CHECK) interpolate $(TARG
 # take them: a package's code assumes the strides it was compiled for); the
 # package's signature against the filter's options
 DNN_TORCH_TEMPORAL_PT2 = $(DNN_TORCH_DATA)/ifnet.pt2 $(DNN_TORCH_DATA)/fastdvd.pt2
+# and a package of batches of up to 3 times (--batch 3)
+DNN_TORCH_IFNET_BATCH_PT2 = $(DNN_TORCH_DATA)/ifnet-batch.pt2
+$(DNN_TORCH_IFNET_BATCH_PT2): $(DNN_TORCH_IFNET) $(SRC_PATH)/tools/dnn-torch-export.py
+	$(M)$(TORCH_PYTHON) $(SRC_PATH)/tools/dnn-torch-export.py $(SRC_PATH)/tests/dnn/temporal_models.py:IFNetTiny \
+	    $@ --checkpoint $(DNN_TORCH_DATA)/ifnet.state.pt --inputs pair --batch 3 --no-simd --channels-last on >$@.log
 $(DNN_TORCH_DATA)/ifnet.pt2: $(DNN_TORCH_IFNET) $(SRC_PATH)/tools/dnn-torch-export.py
 	$(M)$(TORCH_PYTHON) $(SRC_PATH)/tools/dnn-torch-export.py $(SRC_PATH)/tests/dnn/temporal_models.py:IFNetTiny \
 	    $@ --checkpoint $(DNN_TORCH_DATA)/ifnet.state.pt --inputs pair --no-simd --channels-last on >$@.log
@@ -447,6 +459,36 @@ fate-dnn-torch-interpolate-pt2-error-t: $(DNN_TORCH_TEMPORAL_PT2)
 fate-dnn-torch-interpolate-pt2-error-t: CMD = $(DNN_TORCH_CHECK) fails "takes t as a 0-D tensor: set t_plane=0" \
     $(TARGET_PATH)/ffmpeg -f lavfi -i testsrc2=s=64x48:r=25:d=0.2,format=rgb24 \
     -vf dnn_interpolate=model=$(DNN_TORCH_DIR)/ifnet.pt2:t_plane=1 -f null -
+# the batch package: 60 fps from 24000/1001 (runs of 1 to 3 times) as the
+# TorchScript file one time a run; its batch against the filter's
+FATE_DNN_TORCH_INTERPOLATE += fate-dnn-torch-interpolate-batch-pt2
+fate-dnn-torch-interpolate-batch-pt2: $(DNN_TORCH_IFNET_BATCH_PT2)
+fate-dnn-torch-interpolate-batch-pt2: CMD = $(DNN_TORCH_CHECK) compare $(TARGET_PATH) 50 \
+    -f lavfi -i testsrc2=s=63x47:r=24000/1001:d=0.5,format=rgb24 -vf dnn_interpolate=model=$(DNN_TORCH_DIR)/ifnet-batch.pt2:fps=60:batch=3 -- \
+    -f lavfi -i testsrc2=s=63x47:r=24000/1001:d=0.5,format=rgb24 -vf dnn_interpolate=model=$(DNN_TORCH_DIR)/ifnet.pt:fps=60
+FATE_DNN_TORCH_INTERPOLATE += fate-dnn-torch-interpolate-batch-pt2-error-unset
+fate-dnn-torch-interpolate-batch-pt2-error-unset: $(DNN_TORCH_IFNET_BATCH_PT2)
+fate-dnn-torch-interpolate-batch-pt2-error-unset: CMD = $(DNN_TORCH_CHECK) fails "takes a batch of up to 3 times (tools/dnn-torch-export.py --batch 3): set batch" \
+    $(TARGET_PATH)/ffmpeg -f lavfi -i testsrc2=s=64x48:r=25:d=0.2,format=rgb24 \
+    -vf dnn_interpolate=model=$(DNN_TORCH_DIR)/ifnet-batch.pt2:factor=4 -f null -
+FATE_DNN_TORCH_INTERPOLATE += fate-dnn-torch-interpolate-batch-pt2-error-more
+fate-dnn-torch-interpolate-batch-pt2-error-more: $(DNN_TORCH_IFNET_BATCH_PT2)
+fate-dnn-torch-interpolate-batch-pt2-error-more: CMD = $(DNN_TORCH_CHECK) fails "batch=4 asks for more" \
+    $(TARGET_PATH)/ffmpeg -f lavfi -i testsrc2=s=64x48:r=25:d=0.2,format=rgb24 \
+    -vf dnn_interpolate=model=$(DNN_TORCH_DIR)/ifnet-batch.pt2:factor=5:batch=4 -f null -
+FATE_DNN_TORCH_INTERPOLATE += fate-dnn-torch-interpolate-batch-pt2-error-one
+fate-dnn-torch-interpolate-batch-pt2-error-one: $(DNN_TORCH_TEMPORAL_PT2)
+fate-dnn-torch-interpolate-batch-pt2-error-one: CMD = $(DNN_TORCH_CHECK) fails "takes one time a run: batch=3 needs a package exported with --batch 3" \
+    $(TARGET_PATH)/ffmpeg -f lavfi -i testsrc2=s=64x48:r=25:d=0.2,format=rgb24 \
+    -vf dnn_interpolate=model=$(DNN_TORCH_DIR)/ifnet.pt2:factor=4:batch=3 -f null -
+# a model of 0-D t only, given a batch: the error names the inputs and the option
+FATE_DNN_TORCH_INTERPOLATE += fate-dnn-torch-interpolate-batch-error-model
+fate-dnn-torch-interpolate-batch-error-model: CMD = $(DNN_TORCH_CHECK) fails "with a batch of times (batch)" \
+    $(TARGET_PATH)/ffmpeg -f lavfi -i testsrc2=s=64x48:r=25:d=0.2,format=rgb24 \
+    -vf dnn_interpolate=model=$(DNN_TORCH_DIR)/blend-scalar-t.pt:factor=4:batch=3 -f null -
+FATE_DNN_TORCH_INTERPOLATE += fate-dnn-torch-interpolate-export-error-batch
+fate-dnn-torch-interpolate-export-error-batch: CMD = $(DNN_TORCH_CHECK) export $(TORCH_PYTHON) \
+    $(SRC_PATH)/tests/dnn/gen_torch_models.py:SmallConv $(DNN_TORCH_DATA)/x.pt2 --batch 3
 FATE_DNN_TORCH_INTERPOLATE += fate-dnn-torch-interpolate-export-recurrent-pt2
 fate-dnn-torch-interpolate-export-recurrent-pt2: CMD = $(DNN_TORCH_CHECK) export $(TORCH_PYTHON) \
     $(SRC_PATH)/tests/dnn/temporal_models.py:RecurrentTiny $(DNN_TORCH_DATA)/x.pt2 --inputs recurrent
