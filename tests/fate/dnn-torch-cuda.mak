@@ -127,7 +127,7 @@ $(eval $(call FATE_DNN_TORCH_CUDA_GRAPH,interpolate-batch,dnn_interpolate=model=
 $(eval $(call FATE_DNN_TORCH_CUDA_GRAPH,interpolate-batch-pt2,dnn_interpolate=model=$$(DNN_TORCH_DIR)/cuda_ifnet_batch.pt2:factor=4:batch=3))
 fate-dnn-torch-cuda-graph-interpolate-batch-pt2: $(DNN_TORCH_DATA)/cuda_ifnet_batch.pt2
 $(DNN_TORCH_DATA)/cuda_ifnet_batch.pt2: $(DNN_TORCH_IFNET) $(SRC_PATH)/tools/dnn-torch-export.py
-	$(M)$(TORCH_PYTHON) $(SRC_PATH)/tools/dnn-torch-export.py $(SRC_PATH)/tests/dnn/temporal_models.py:IFNetTiny \
+	$(M)unset CC CXX && $(TORCH_PYTHON) $(SRC_PATH)/tools/dnn-torch-export.py $(SRC_PATH)/tests/dnn/temporal_models.py:IFNetTiny \
 	    $@ --checkpoint $(DNN_TORCH_DATA)/ifnet.state.pt --inputs pair --batch 3 --device cuda --no-check >$@.log
 # the batch package on the GPU, as the TorchScript file one time a run
 FATE_DNN_TORCH_CUDA += fate-dnn-torch-cuda-interpolate-batch-pt2
@@ -141,7 +141,7 @@ fate-dnn-torch-cuda-interpolate-batch-pt2: CMD = $(DNN_TORCH_CHECK) compare $(TA
 # loader crashes: no check at export)
 fate-dnn-torch-cuda-graph-interpolate-pt2: $(DNN_TORCH_DATA)/cuda_ifnet.pt2
 $(DNN_TORCH_DATA)/cuda_ifnet.pt2: $(DNN_TORCH_IFNET) $(SRC_PATH)/tools/dnn-torch-export.py
-	$(M)$(TORCH_PYTHON) $(SRC_PATH)/tools/dnn-torch-export.py $(SRC_PATH)/tests/dnn/temporal_models.py:IFNetTiny \
+	$(M)unset CC CXX && $(TORCH_PYTHON) $(SRC_PATH)/tools/dnn-torch-export.py $(SRC_PATH)/tests/dnn/temporal_models.py:IFNetTiny \
 	    $@ --checkpoint $(DNN_TORCH_DATA)/ifnet.state.pt --inputs pair --device cuda --no-check >$@.log
 # a model that waits for the GPU cannot be captured: said, and run plain
 FATE_DNN_TORCH_CUDA += fate-dnn-torch-cuda-graph-uncapturable

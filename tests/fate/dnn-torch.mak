@@ -438,16 +438,18 @@ fate-dnn-torch-interpolate-exported: CMD = $(DNN_TORCH_CHECK) interpolate $(TARG
 # take them: a package's code assumes the strides it was compiled for); the
 # package's signature against the filter's options
 DNN_TORCH_TEMPORAL_PT2 = $(DNN_TORCH_DATA)/ifnet.pt2 $(DNN_TORCH_DATA)/fastdvd.pt2
-# and a package of batches of up to 3 times (--batch 3)
+# and a package of batches of up to 3 times (--batch 3).  (unset CC CXX:
+# where the environment has them, FFmpeg's make exports its own, an echo
+# in front of the compiler, and torch's compiles, Triton's too, call them)
 DNN_TORCH_IFNET_BATCH_PT2 = $(DNN_TORCH_DATA)/ifnet-batch.pt2
 $(DNN_TORCH_IFNET_BATCH_PT2): $(DNN_TORCH_IFNET) $(SRC_PATH)/tools/dnn-torch-export.py
-	$(M)$(TORCH_PYTHON) $(SRC_PATH)/tools/dnn-torch-export.py $(SRC_PATH)/tests/dnn/temporal_models.py:IFNetTiny \
+	$(M)unset CC CXX && $(TORCH_PYTHON) $(SRC_PATH)/tools/dnn-torch-export.py $(SRC_PATH)/tests/dnn/temporal_models.py:IFNetTiny \
 	    $@ --checkpoint $(DNN_TORCH_DATA)/ifnet.state.pt --inputs pair --batch 3 --no-simd --channels-last on >$@.log
 $(DNN_TORCH_DATA)/ifnet.pt2: $(DNN_TORCH_IFNET) $(SRC_PATH)/tools/dnn-torch-export.py
-	$(M)$(TORCH_PYTHON) $(SRC_PATH)/tools/dnn-torch-export.py $(SRC_PATH)/tests/dnn/temporal_models.py:IFNetTiny \
+	$(M)unset CC CXX && $(TORCH_PYTHON) $(SRC_PATH)/tools/dnn-torch-export.py $(SRC_PATH)/tests/dnn/temporal_models.py:IFNetTiny \
 	    $@ --checkpoint $(DNN_TORCH_DATA)/ifnet.state.pt --inputs pair --no-simd --channels-last on >$@.log
 $(DNN_TORCH_DATA)/fastdvd.pt2: $(DNN_TORCH_IFNET) $(SRC_PATH)/tools/dnn-torch-export.py
-	$(M)$(TORCH_PYTHON) $(SRC_PATH)/tools/dnn-torch-export.py $(SRC_PATH)/tests/dnn/temporal_models.py:FastDVDTiny \
+	$(M)unset CC CXX && $(TORCH_PYTHON) $(SRC_PATH)/tools/dnn-torch-export.py $(SRC_PATH)/tests/dnn/temporal_models.py:FastDVDTiny \
 	    $@ --checkpoint $(DNN_TORCH_DATA)/fastdvd.state.pt --inputs stacked:5 --sigma plane --no-simd >$@.log
 FATE_DNN_TORCH_INTERPOLATE += fate-dnn-torch-interpolate-pt2
 fate-dnn-torch-interpolate-pt2: $(DNN_TORCH_TEMPORAL_PT2)
