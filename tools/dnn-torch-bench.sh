@@ -47,13 +47,16 @@
 # an architecture starts, and a compile or bare run still going is stopped
 # ("arch NAME not-measured: out of the machine's time"), so that one run
 # ends within a machine's time;
-# BENCH_TEMPORAL (interpolate interpolate-graph window window-graph), models
-# of several frames, fp16 .pt2
+# BENCH_TEMPORAL (interpolate interpolate-graph interpolate-x4
+# interpolate-x4-batch window window-graph), models of several frames, fp16 .pt2
 # packages on NVDEC nv12 frames of the 1080p clip against the same package
 # bare on the same inputs: "interpolate", an IFNet sized like RIFE 4.6
 # (tests/dnn/temporal_models.py IFNetBench; its GFLOPs per frame printed)
 # through dnn_interpolate (factor 2: one model run per input frame, two
-# output frames), and "window", FastDVDnet's two stages with 64 features
+# output frames; "interpolate-x4", factor 4: three runs of one time per
+# input frame, and "interpolate-x4-batch", the three times in one run of a
+# package exported with --batch 3, batch=3), and "window", FastDVDnet's
+# two stages with 64 features
 # through dnn_processing frames=5 (a noise plane); NAME-graph with the
 # filter's cuda_graph=1 against the bare package replayed from a CUDA graph
 # (dnn-torch-bare BARE_CUDA_GRAPH=1); lines "temporal NAME ...", the share
@@ -279,20 +282,30 @@ temporal_row() {
     model=${1%-graph} graph=0 format=pt2
     [ "$model" != "$1" ] && graph=1
     case $model in *-ts) model=${model%-ts} format=torchscript ;; esac
+    package=$model
     case $model in
     interpolate) class=IFNetBench args='[]' inputs="--inputs pair" bare_inputs=pair
                  filter="dnn_interpolate=precision=fp16" per_run=2 ;;
+    # factor 4: three model runs a pair, or one of the three times (batch=3)
+    interpolate-x4) class=IFNetBench args='[]' inputs="--inputs pair" bare_inputs=pair package=interpolate
+                 filter="dnn_interpolate=precision=fp16:factor=4" per_run=1.3333333 ;;
+    interpolate-x4-batch) class=IFNetBench args='[]' inputs="--inputs pair --batch 3" bare_inputs="pair batch 3"
+                 filter="dnn_interpolate=precision=fp16:factor=4:batch=3" per_run=4 ;;
     window)      class=FastDVDTiny args='[3, 64]' inputs="--inputs stacked:5 --sigma plane"
                  bare_inputs="stacked 5 sigma plane"
                  filter="dnn_processing=dnn_backend=torch:precision=fp16:frames=5:sigma=0.1:yuv_input=rgb" per_run=1 ;;
     *)           echo "error: no temporal bench model $1" >&2; exit 1 ;;
     esac
+    # a TorchScript file takes a batch as it is: the same file
+    case $format:$model in
+    torchscript:interpolate-x4-batch) package=interpolate inputs="--inputs pair" ;;
+    esac
     filter="$filter:cuda_graph=$graph"
     # TorchScript as the bare tool runs it: with the graph executor's
     # optimizations (fusions), which the filter leaves off by default
     [ "$format" = torchscript ] && filter="$filter:optimize=1"
-    pt2=models/temporal-$model-fp16.pt2
-    [ "$format" = torchscript ] && pt2=models/temporal-$model-fp16.pt
+    pt2=models/temporal-$package-fp16.pt2
+    [ "$format" = torchscript ] && pt2=models/temporal-$package-fp16.pt
     if [ ! -f "$pt2" ]; then
         echo "compiling $pt2" >&2
         # shellcheck disable=SC2086  # $inputs: the tool's options
@@ -315,7 +328,7 @@ temporal_row() {
     what="$what, $format"
     [ "$format" = torchscript ] && what="$what, optimize=1"
     [ "$graph" = 1 ] && what="$what, cuda_graph=1"
-    [ "$model" = interpolate ] && what="$what, $("$python" "$src/tests/dnn/temporal_models.py" gflops "$w" "$h") GFLOPs a frame"
+    case $model in interpolate*) what="$what, $("$python" "$src/tests/dnn/temporal_models.py" gflops "$w" "$h") GFLOPs a frame" ;; esac
     echo "temporal $1 ($what): bare $bfps runs/s; filter $med fps ($spread) out, $runs runs/s, $(ratio "$runs" "$bfps") of bare" >>"$tmp/temporal"
     tail -n 1 "$tmp/temporal" >&2
     target "temporal $1 fp16 $format (NVDEC nv12): >= 0.9 x bare" "$runs" ">=" "$(awk -v b="$bfps" 'BEGIN { print 0.9 * b }')"
@@ -477,7 +490,7 @@ for a in ${BENCH_ARCHITECTURES:-}; do
 done
 
 : >"$tmp/temporal"
-for t in ${BENCH_TEMPORAL-interpolate interpolate-graph window window-graph}; do
+for t in ${BENCH_TEMPORAL-interpolate interpolate-graph interpolate-x4 interpolate-x4-batch window window-graph}; do
     temporal_row "$t"
 done
 
