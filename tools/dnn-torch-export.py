@@ -498,6 +498,9 @@ def check_output(module, inputs, args):
     if not isinstance(y, torch.Tensor) or y.dim() != 4:
         fail("the module returns %s, not one 4-D NCHW tensor" %
              (type(y).__name__ if not isinstance(y, torch.Tensor) else "a %d-D tensor" % y.dim()))
+    if args.inputs[0] == "pair" and y.shape[0] != inputs[0].shape[0]:
+        fail("the module returns %d frames for a batch of %d times: --batch needs one a time" %
+             (y.shape[0], inputs[0].shape[0]))
     if not y.is_floating_point():
         fail("the module returns %s values: dnn_processing needs floating point in [0, 1] "
              "(convert in the module, for example x.float() / 255)" % y.dtype)
@@ -602,6 +605,8 @@ def main():
         fail("--t-plane is for --inputs pair")
     if args.batch != 1 and (args.inputs[0] != "pair" or not 2 <= args.batch <= 16):
         fail("--batch is for --inputs pair, from 2 to 16")
+    if args.batch != 1 and args.static:
+        fail("--batch exports a batch of 1 to N times for dynamic sizes: leave --static out")
     if args.channels is not None and args.channels < 1:
         fail("--channels must be positive")
     dtype = DTYPES[args.precision]
