@@ -158,21 +158,19 @@ static int config_output(AVFilterLink *outlink)
     return 0;
 }
 
-/** Send the frame at output pts: the earlier one as it is at t = 0, else the model's. */
-static int output_frame(AVFilterContext *context, AVFrame *later, int64_t later_id,
-                        int64_t pts, int64_t duration, double t)
+/** Send the earlier frame as it is at output pts (t = 0, the end, a scene cut). */
+static int send_earlier(AVFilterContext *context, int64_t pts, int64_t duration)
 {
     DnnInterpolateContext *ctx = context->priv;
     AVFilterLink *outlink = context->outputs[0];
-    AVFrame *out, *in_frame = NULL, *out_frame = NULL;
-    DNNAsyncStatusType status;
+    AVFrame *out;
     int ret;
 
-    if ((t == 0 || !later) && ctx->prev->format != AV_PIX_FMT_CUDA) {
+    if (ctx->prev->format != AV_PIX_FMT_CUDA) {
         out = av_frame_clone(ctx->prev);
         if (!out)
             return AVERROR(ENOMEM);
-    } else if (t == 0 || !later) {
+    } else {
         // the frame as it is, in a frame of the output's pool: a device copy
         out = ff_get_video_buffer(outlink, outlink->w, outlink->h);
         if (!out)
@@ -184,34 +182,6 @@ static int output_frame(AVFilterContext *context, AVFrame *later, int64_t later_
             av_frame_free(&out);
             return ret;
         }
-    } else {
-        const int64_t ids[2] = { ctx->prev_id, later_id };
-        AVFrame *frames[2];
-
-        out = ff_get_video_buffer(outlink, outlink->w, outlink->h);
-        if (!out)
-            return AVERROR(ENOMEM);
-        ret = av_frame_copy_props(out, ctx->prev);
-        if (ret < 0) {
-            av_frame_free(&out);
-            return ret;
-        }
-        // the backend owns in_frame from here, and gives it back with the result
-        in_frame = av_frame_clone(ctx->prev);
-        if (!in_frame) {
-            av_frame_free(&out);
-            return AVERROR(ENOMEM);
-        }
-        frames[0] = in_frame;
-        frames[1] = later;
-        ret = ff_dnn_execute_model_frames(&ctx->dnnctx, in_frame, frames, ids, t, ctx->scene, 0, out);
-        if (ret != 0)
-            return ret < 0 ? ret : AVERROR(EIO); // the backend has logged why
-        status = ff_dnn_get_result(&ctx->dnnctx, &in_frame, &out_frame);
-        if (status != DAST_SUCCESS || !out_frame)
-            return AVERROR(EIO);
-        av_frame_free(&in_frame);
-        out = out_frame;
     }
     out->pts = pts;
     out->duration = duration;
@@ -238,7 +208,10 @@ static int send_pending(AVFilterContext *context, AVFrame **out, int nb)
     return ret;
 }
 
-/** The pending times of the pair (prev, later) in one run of the model. */
+/**
+ * The pending times of the pair (prev, later) in one run of the model (with
+ * batch=1, t a 0-D tensor as ever; the backend makes it a batch above).
+ */
 static int run_pending(AVFilterContext *context, AVFrame *later, int64_t later_id)
 {
     DnnInterpolateContext *ctx = context->priv;
@@ -281,9 +254,10 @@ static int run_pending(AVFilterContext *context, AVFrame *later, int64_t later_i
 }
 
 /**
- * The frame at output pts: with batch > 1, a time between the two frames
- * waits for the batch of the pair's times (in order: the frames before it
- * go first); else it is made now.
+ * The frame at output pts: a time between the two frames waits for the
+ * batch of the pair's times (batch of them, 1 by default: made at once),
+ * in order: the frames before it go first; the earlier frame is sent as
+ * it is.
  */
 static int queue_frame(AVFilterContext *context, AVFrame *later, int64_t later_id,
                        int64_t pts, int64_t duration, double t)
@@ -291,11 +265,9 @@ static int queue_frame(AVFilterContext *context, AVFrame *later, int64_t later_i
     DnnInterpolateContext *ctx = context->priv;
     int ret;
 
-    if (ctx->dnnctx.batch <= 1)
-        return output_frame(context, later, later_id, pts, duration, t);
     if (t == 0 || !later) {
         ret = run_pending(context, later, later_id);
-        return ret < 0 ? ret : output_frame(context, later, later_id, pts, duration, t);
+        return ret < 0 ? ret : send_earlier(context, pts, duration);
     }
     ctx->pending[ctx->nb_pending++] = (PendingTime){ pts, duration, t };
     return ctx->nb_pending == ctx->dnnctx.batch ? run_pending(context, later, later_id) : 0;
