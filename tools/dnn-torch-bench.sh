@@ -67,6 +67,7 @@
 # channels_last helps: BENCH_FILTER_OPTS=:channels_last=0 BARE_CHANNELS_LAST=0
 # BENCH_FORMATS=torchscript against the default (on for fp16 and bf16).
 set -eu
+script_start=$(date +%s)  # BENCH_DEADLINE counts from here
 
 [ $# -eq 1 ] || { echo "usage: $0 BUILDDIR" >&2; exit 1; }
 build=$(cd "$1" && pwd)
@@ -344,12 +345,9 @@ arch_found() {
     return 1
 }
 
-# elapsed: seconds since this script started (ps's etime: [[DD-]HH:]MM:SS)
+# elapsed: seconds since this script started
 elapsed() {
-    ps -o etime= -p $$ | awk '{ t = $1; d = 0; i = index(t, "-")
-        if (i) { d = substr(t, 1, i - 1); t = substr(t, i + 1) }
-        n = split(t, f, ":"); s = 0; for (j = 1; j <= n; j++) s = s * 60 + f[j]
-        print d * 86400 + s }'
+    echo $(($(date +%s) - script_start))
 }
 
 # arch_compile ARCH: its weights and models/arch-ARCH-PREC.pt2 (fp16, or
