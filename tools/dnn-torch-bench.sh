@@ -55,7 +55,8 @@
 # through dnn_interpolate (factor 2: one model run per input frame, two
 # output frames; "interpolate-x4", factor 4: three runs of one time per
 # input frame, and "interpolate-x4-batch", the three times in one run of a
-# package exported with --batch 3, batch=3), and "window", FastDVDnet's
+# package exported with --batch 3, batch=3; "interpolate-fps-batch", the
+# same package at fps=60, runs of 2 or 3 times), and "window", FastDVDnet's
 # two stages with 64 features
 # through dnn_processing frames=5 (a noise plane); NAME-graph with the
 # filter's cuda_graph=1 against the bare package replayed from a CUDA graph
@@ -292,6 +293,13 @@ temporal_row() {
                  filter="dnn_interpolate=precision=fp16:factor=4" per_run=1.3333333 ;;
     interpolate-x4-batch) class=IFNetBench args='[]' inputs="--inputs pair --batch 3" bare_inputs="pair batch 3"
                  filter="dnn_interpolate=precision=fp16:factor=4:batch=3" per_run=4 ;;
+    # fps=60 from the 25 fps clip, batch=3: 2.4 output frames an input
+    # frame, one run a pair of 2 or 3 times (a batch size that changes
+    # from run to run, which cuda_graph captures one graph each), against
+    # the bare model's batch of 3
+    interpolate-fps-batch) class=IFNetBench args='[]' inputs="--inputs pair --batch 3" bare_inputs="pair batch 3"
+                 package=interpolate-x4-batch
+                 filter="dnn_interpolate=precision=fp16:fps=60:batch=3" per_run=2.4 ;;
     window)      class=FastDVDTiny args='[3, 64]' inputs="--inputs stacked:5 --sigma plane"
                  bare_inputs="stacked 5 sigma plane"
                  filter="dnn_processing=dnn_backend=torch:precision=fp16:frames=5:sigma=0.1:yuv_input=rgb" per_run=1 ;;
@@ -299,7 +307,7 @@ temporal_row() {
     esac
     # a TorchScript file takes a batch as it is: the same file
     case $format:$model in
-    torchscript:interpolate-x4-batch) package=interpolate inputs="--inputs pair" ;;
+    torchscript:interpolate-x4-batch|torchscript:interpolate-fps-batch) package=interpolate inputs="--inputs pair" ;;
     esac
     filter="$filter:cuda_graph=$graph"
     # TorchScript as the bare tool runs it: with the graph executor's

@@ -19,6 +19,8 @@
  */
 #include <memory>
 #include <mutex>
+#include <sstream>
+#include <string>
 
 extern "C" {
 #include "config.h"
@@ -39,16 +41,39 @@ extern "C" {
  * profiling executor settles on its optimized graph in the first ones. */
 #define TH_GRAPH_WARMUP_RUNS 3
 
-struct THGraph {
-    std::mutex lock;                    ///< the requests of async=1 run on threads of their own
+/**
+ * Sets of input shapes kept, each with its graph once captured: a pair's
+ * batch of times changes from run to run (dnn_interpolate's fps, or a
+ * batch that does not divide the pair's times: 2 and 3 times a run, 1 at
+ * the end), and every size must keep its graph and its count of plain
+ * runs.  The least recently run goes first.
+ */
+#define TH_GRAPH_MAX_SHAPES 4
+
+/** One set of input shapes and, after its plain runs, its graph. */
+struct THGraphShape {
     std::vector<int64_t> key;           ///< the inputs' devices, dtypes, shapes and strides
-    int plain_runs = 0;                 ///< of key, before the capture
-    bool refused = false;               ///< not capturable: no graphs for this model
-    bool said_cpu = false;              ///< "no effect on the CPU" was said
+    int plain_runs = 0;                 ///< before the capture
+    uint64_t last_run = 0;              ///< THGraph.runs when it last ran
 #if CONFIG_LIBTORCH_CUDA
     std::unique_ptr<at::cuda::CUDAGraph> graph;
     std::vector<torch::Tensor> inputs;  ///< what the graph reads: the inputs are copied in
     torch::Tensor output;               ///< what the graph writes
+#endif
+};
+
+struct THGraph {
+    std::mutex lock;                    ///< the requests of async=1 run on threads of their own
+    std::vector<std::unique_ptr<THGraphShape>> shapes; ///< at most TH_GRAPH_MAX_SHAPES
+    uint64_t runs = 0;                  ///< of the model, for the least recently run shape
+    bool refused = false;               ///< not capturable: no graphs for this model
+    bool said_cpu = false;              ///< "no effect on the CPU" was said
+#if CONFIG_LIBTORCH_CUDA
+    /* One memory pool for all the shapes' graphs: they run one at a time on
+     * the frames' stream and each output is cloned out before the next
+     * replay, so a graph may reuse what another freed during its capture,
+     * and the memory is that of the largest, not of all of them. */
+    at::cuda::MempoolId_t pool = { 0, 0 };
 #endif
 };
 
@@ -82,7 +107,8 @@ static std::vector<int64_t> graph_key(const std::vector<torch::jit::IValue> &inp
  * Relaxed mode: FFmpeg's other threads (the decoder's) go on using CUDA
  * meanwhile.
  */
-static int graph_capture(THGraph *g, const std::vector<torch::jit::IValue> &inputs,
+static int graph_capture(THGraph *g, THGraphShape *shape,
+                         const std::vector<torch::jit::IValue> &inputs,
                          const THGraphRun &run, DnnContext *ctx)
 {
     c10::cuda::CUDAStream stream = c10::cuda::getCurrentCUDAStream();
@@ -101,20 +127,22 @@ static int graph_capture(THGraph *g, const std::vector<torch::jit::IValue> &inpu
         [](cudaStream_t s) { (void)cudaStreamDestroy(s); });
     c10::cuda::CUDAStream side = c10::cuda::getStreamFromExternal(side_handle, stream.device_index());
 
-    g->inputs.clear();
+    shape->inputs.clear();
     for (const auto &input : inputs) {
         const torch::Tensor &t = input.toTensor();
-        g->inputs.push_back(torch::empty_strided(t.sizes(), t.strides(), t.options()));
-        g->inputs.back().copy_(t, true);
-        graph_inputs.push_back(g->inputs.back());
+        shape->inputs.push_back(torch::empty_strided(t.sizes(), t.strides(), t.options()));
+        shape->inputs.back().copy_(t, true);
+        graph_inputs.push_back(shape->inputs.back());
     }
     inputs_ready.record(stream);
     inputs_ready.block(side);
 
-    g->graph = std::make_unique<at::cuda::CUDAGraph>();
+    if (g->pool.first == 0 && g->pool.second == 0)
+        g->pool = at::cuda::graph_pool_handle();
+    shape->graph = std::make_unique<at::cuda::CUDAGraph>();
     {
         c10::cuda::CUDAStreamGuard on_side(side);
-        g->graph->capture_begin({0, 0}, cudaStreamCaptureModeRelaxed);
+        shape->graph->capture_begin(g->pool, cudaStreamCaptureModeRelaxed);
         try {
             // a failure here is the capture's (an error of the model itself
             // comes again from the plain run that follows)
@@ -124,7 +152,7 @@ static int graph_capture(THGraph *g, const std::vector<torch::jit::IValue> &inpu
             ret = AVERROR(ENOTSUP);
         }
         try {
-            g->graph->capture_end();
+            shape->graph->capture_end();
         } catch (const std::exception &e) {
             if (ret >= 0)
                 th_log_exception(ctx, "The model cannot run in a CUDA graph", e);
@@ -141,21 +169,56 @@ static int graph_capture(THGraph *g, const std::vector<torch::jit::IValue> &inpu
         ret = AVERROR(ENOTSUP);
     }
     if (ret < 0) {
-        g->graph.reset();
-        g->inputs.clear();
+        shape->graph.reset();
+        shape->inputs.clear();
         return ret;
     }
-    g->output = output.toTensor();
+    shape->output = output.toTensor();
     return 0;
 }
 
-static void graph_replay(THGraph *g, const std::vector<torch::jit::IValue> &inputs,
+static void graph_replay(THGraphShape *shape, const std::vector<torch::jit::IValue> &inputs,
                          c10::IValue *result)
 {
     for (size_t i = 0; i < inputs.size(); i++)
-        g->inputs[i].copy_(inputs[i].toTensor(), true);
-    g->graph->replay();
-    *result = g->output.clone();
+        shape->inputs[i].copy_(inputs[i].toTensor(), true);
+    shape->graph->replay();
+    *result = shape->output.clone();
+}
+
+/** The shape of key, a new one in place of the least recently run when none is. */
+static THGraphShape *graph_shape(THGraph *g, const std::vector<int64_t> &key)
+{
+    auto oldest = g->shapes.begin();
+
+    for (auto it = g->shapes.begin(); it != g->shapes.end(); ++it) {
+        if ((*it)->key == key)
+            return it->get();
+        if ((*it)->last_run < (*oldest)->last_run)
+            oldest = it;
+    }
+    if (g->shapes.size() < TH_GRAPH_MAX_SHAPES) {
+        g->shapes.push_back(std::make_unique<THGraphShape>());
+        oldest = g->shapes.end() - 1;
+    } else {
+        // its graph and the memory only it held go
+        *oldest = std::make_unique<THGraphShape>();
+    }
+    (*oldest)->key = key;
+    return oldest->get();
+}
+
+/** "[2, 3, 48, 64], [2, 1, 1, 1]": the inputs' shapes, for the log. */
+static std::string graph_shapes_text(const std::vector<torch::jit::IValue> &inputs)
+{
+    std::string text;
+
+    for (const auto &input : inputs) {
+        std::ostringstream sizes;
+        sizes << input.toTensor().sizes();
+        text += (text.empty() ? "" : ", ") + sizes.str();
+    }
+    return text;
 }
 #endif /* CONFIG_LIBTORCH_CUDA */
 
@@ -181,39 +244,35 @@ int th_graph_forward(THGraph **graph, const std::vector<torch::jit::IValue> &inp
         return run(inputs, result);
     }
 #if CONFIG_LIBTORCH_CUDA
-    if (key != g->key) {
-        // new shapes: the old graph and its memory go, and the runs count again
-        g->graph.reset();
-        g->inputs.clear();
-        g->output = torch::Tensor();
-        g->key = key;
-        g->plain_runs = 0;
-    }
-    if (!g->graph) {
+    THGraphShape *shape = graph_shape(g, key);
+    shape->last_run = ++g->runs;
+    if (!shape->graph) {
         int ret;
-        if (g->plain_runs < TH_GRAPH_WARMUP_RUNS) {
-            g->plain_runs++;
+        if (shape->plain_runs < TH_GRAPH_WARMUP_RUNS) {
+            shape->plain_runs++;
             return run(inputs, result);
         }
         try {
-            ret = graph_capture(g, inputs, run, ctx);
+            ret = graph_capture(g, shape, inputs, run, ctx);
         } catch (const std::exception &e) {
             th_log_exception(ctx, "Could not capture the model's run in a CUDA graph", e);
-            g->graph.reset();
-            g->inputs.clear();
+            shape->graph.reset();
+            shape->inputs.clear();
             (void)cudaGetLastError();
             ret = AVERROR(ENOTSUP);
         }
         if (ret == AVERROR(ENOTSUP)) {
             av_log(ctx, AV_LOG_WARNING, "cuda_graph: the model runs without a CUDA graph\n");
             g->refused = true;
+            g->shapes.clear();
             return run(inputs, result);
         }
         if (ret < 0)
             return ret;
-        av_log(ctx, AV_LOG_VERBOSE, "cuda_graph: captured the model's run of these inputs\n");
+        av_log(ctx, AV_LOG_VERBOSE, "cuda_graph: captured the model's run of inputs %s\n",
+               graph_shapes_text(inputs).c_str());
     }
-    graph_replay(g, inputs, result);
+    graph_replay(shape, inputs, result);
     return 0;
 #else
     return run(inputs, result);

@@ -49,8 +49,11 @@ typedef std::function<int(const std::vector<torch::jit::IValue> &inputs, c10::IV
  * captured (on a side stream ordered with the current one), and from then
  * on the graph is replayed on the current stream with the inputs copied
  * into its own; *result is then a copy of the graph's output, which the
- * next replay overwrites.  Other shapes capture again.  A model that cannot
- * be captured (it waits for the GPU, say) is said once and runs plain.
+ * next replay overwrites.  Each set of shapes has its own count and graph
+ * (a few are kept, the least recently run dropped first: a batch of times
+ * that changes from run to run), all in one memory pool.  A model that
+ * cannot be captured (it waits for the GPU, say) is said once and runs
+ * plain.
  * Exceptions of run pass through; *graph is created on first use.
  */
 int th_graph_forward(THGraph **graph, const std::vector<torch::jit::IValue> &inputs,

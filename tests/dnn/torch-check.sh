@@ -47,6 +47,10 @@
 #       like error, at the info level
 #   torch-check.sh warning FFMPEG ARGS...
 #       like error, at the warning level
+#   torch-check.sh graphs FFMPEG ARGS...
+#       run ffmpeg at the verbose level and print what the filter says of
+#       its CUDA graphs (cuda_graph=1: each capture and its inputs' shapes)
+#       and the exit code
 #   torch-check.sh export PYTHON ARGS...
 #       run tools/dnn-torch-export.py ARGS and print its warnings and errors
 #       and its exit code
@@ -144,6 +148,14 @@ error|warning|log)
     # what differs between machines: pointers and the build directory
     printf '%s\n' "$log" | grep -E '^\[(dnn_|Parsed_dnn_processing|Parsed_dnn_interpolate)' |
         sed -e 's/ @ 0x[0-9a-f]*\]/]/g' -e "s|$(pwd)/||g"
+    echo "exit code: $status"
+    ;;
+graphs)
+    ffmpeg=$1; shift
+    log=$("$ffmpeg" -nostdin -nostats -hide_banner -v verbose "$@" 2>&1 >/dev/null)
+    status=$?
+    printf '%s\n' "$log" | grep -E '^\[(Parsed_)?dnn_[a-z_]*.*\] cuda_graph' |
+        sed -e 's/ @ 0x[0-9a-f]*\]/]/g'
     echo "exit code: $status"
     ;;
 export)

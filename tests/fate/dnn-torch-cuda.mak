@@ -126,6 +126,20 @@ $(eval $(call FATE_DNN_TORCH_CUDA_GRAPH,interpolate-pt2,dnn_interpolate=model=$$
 $(eval $(call FATE_DNN_TORCH_CUDA_GRAPH,interpolate-batch,dnn_interpolate=model=$$(DNN_TORCH_DIR)/ifnet.pt:factor=4:batch=3))
 $(eval $(call FATE_DNN_TORCH_CUDA_GRAPH,interpolate-batch-pt2,dnn_interpolate=model=$$(DNN_TORCH_DIR)/cuda_ifnet_batch.pt2:factor=4:batch=3))
 fate-dnn-torch-cuda-graph-interpolate-batch-pt2: $(DNN_TORCH_DATA)/cuda_ifnet_batch.pt2
+# fps=60 from 24000/1001 with batch=3: runs of 3 and 2 times in turn, each
+# size with a graph of its own (captured after its own 3 plain runs, then
+# replayed): the frames of the plain runs, and the two captures said
+DNN_TORCH_GRAPH_FPS = -f lavfi -i testsrc2=s=64x48:r=24000/1001:d=1,format=nv12 \
+    -vf hwupload,dnn_interpolate=model=$(DNN_TORCH_DIR)/ifnet.pt:fps=60:batch=3:cudnn_benchmark=0
+FATE_DNN_TORCH_CUDA += fate-dnn-torch-cuda-graph-interpolate-fps
+fate-dnn-torch-cuda-graph-interpolate-fps: $(DNN_TORCH_IFNET)
+fate-dnn-torch-cuda-graph-interpolate-fps: CMD = $(DNN_TORCH_CHECK) compare $(TARGET_PATH) exact \
+    $(DNN_TORCH_CUDA_DEV) $(DNN_TORCH_GRAPH_FPS):cuda_graph=1,hwdownload,format=nv12 -- \
+    $(DNN_TORCH_CUDA_DEV) $(DNN_TORCH_GRAPH_FPS):cuda_graph=0,hwdownload,format=nv12
+FATE_DNN_TORCH_CUDA += fate-dnn-torch-cuda-graph-interpolate-fps-captures
+fate-dnn-torch-cuda-graph-interpolate-fps-captures: $(DNN_TORCH_IFNET)
+fate-dnn-torch-cuda-graph-interpolate-fps-captures: CMD = $(DNN_TORCH_CHECK) graphs $(TARGET_PATH)/ffmpeg \
+    $(DNN_TORCH_CUDA_DEV) $(DNN_TORCH_GRAPH_FPS):cuda_graph=1 -f null -
 $(DNN_TORCH_DATA)/cuda_ifnet_batch.pt2: $(DNN_TORCH_IFNET) $(SRC_PATH)/tools/dnn-torch-export.py
 	$(M)unset CC CXX && $(TORCH_PYTHON) $(SRC_PATH)/tools/dnn-torch-export.py $(SRC_PATH)/tests/dnn/temporal_models.py:IFNetTiny \
 	    $@ --checkpoint $(DNN_TORCH_DATA)/ifnet.state.pt --inputs pair --batch 3 --device cuda --no-check >$@.log
