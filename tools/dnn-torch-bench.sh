@@ -56,7 +56,7 @@
 # output frames; "interpolate-x4", factor 4: three runs of one time per
 # input frame, and "interpolate-x4-batch", the three times in one run of a
 # package exported with --batch 3, batch=3; "interpolate-fps-batch", the
-# same package at fps=60, runs of 2 or 3 times), and "window", FastDVDnet's
+# same package at fps=60, runs of 1 to 3 times), and "window", FastDVDnet's
 # two stages with 64 features
 # through dnn_processing frames=5 (a noise plane); NAME-graph with the
 # filter's cuda_graph=1 against the bare package replayed from a CUDA graph
@@ -294,7 +294,7 @@ temporal_row() {
     interpolate-x4-batch) class=IFNetBench args='[]' inputs="--inputs pair --batch 3" bare_inputs="pair batch 3"
                  filter="dnn_interpolate=precision=fp16:factor=4:batch=3" per_run=4 ;;
     # fps=60 from the 25 fps clip, batch=3: 2.4 output frames an input
-    # frame, one run a pair of 2 or 3 times (a batch size that changes
+    # frame, one run a pair of 1 to 3 times (a batch size that changes
     # from run to run, which cuda_graph captures one graph each), against
     # the bare model's batch of 3
     interpolate-fps-batch) class=IFNetBench args='[]' inputs="--inputs pair --batch 3" bare_inputs="pair batch 3"

@@ -208,19 +208,22 @@ static THGraphShape *graph_shape(THGraph *g, const std::vector<int64_t> &key)
     return oldest->get();
 }
 
-/** "[2, 3, 48, 64], [2, 1, 1, 1]": the inputs' shapes, for the log. */
-static std::string graph_shapes_text(const std::vector<torch::jit::IValue> &inputs)
+#endif /* CONFIG_LIBTORCH_CUDA */
+
+std::string th_inputs_shapes(const std::vector<torch::jit::IValue> &inputs)
 {
     std::string text;
 
     for (const auto &input : inputs) {
-        std::ostringstream sizes;
-        sizes << input.toTensor().sizes();
-        text += (text.empty() ? "" : ", ") + sizes.str();
+        std::ostringstream shape;
+        if (input.isTensor())
+            shape << input.toTensor().sizes();
+        else
+            shape << input.tagKind();
+        text += (text.empty() ? "" : ", ") + shape.str();
     }
     return text;
 }
-#endif /* CONFIG_LIBTORCH_CUDA */
 
 int th_graph_forward(THGraph **graph, const std::vector<torch::jit::IValue> &inputs,
                      const THGraphRun &run, c10::IValue *result, DnnContext *ctx)
@@ -270,7 +273,7 @@ int th_graph_forward(THGraph **graph, const std::vector<torch::jit::IValue> &inp
         if (ret < 0)
             return ret;
         av_log(ctx, AV_LOG_VERBOSE, "cuda_graph: captured the model's run of inputs %s\n",
-               graph_shapes_text(inputs).c_str());
+               th_inputs_shapes(inputs).c_str());
     }
     graph_replay(shape, inputs, result);
     return 0;

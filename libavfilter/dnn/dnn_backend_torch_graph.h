@@ -29,6 +29,7 @@
 #define AVFILTER_DNN_DNN_BACKEND_TORCH_GRAPH_H
 
 #include <functional>
+#include <string>
 #include <vector>
 #include <torch/torch.h>
 
@@ -58,6 +59,9 @@ typedef std::function<int(const std::vector<torch::jit::IValue> &inputs, c10::IV
  */
 int th_graph_forward(THGraph **graph, const std::vector<torch::jit::IValue> &inputs,
                      const THGraphRun &run, c10::IValue *result, DnnContext *ctx);
+
+/** "[2, 3, 48, 64], [2, 1, 1, 1]": the inputs' shapes (None for no tensor), for the log. */
+std::string th_inputs_shapes(const std::vector<torch::jit::IValue> &inputs);
 
 /** Free *graph and its memory (NULL: nothing). */
 void th_graph_free(THGraph **graph) noexcept;

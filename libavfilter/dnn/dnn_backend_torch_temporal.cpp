@@ -31,7 +31,6 @@
 #include "dnn_backend_torch_precision.h"
 
 #include <algorithm>
-#include <sstream>
 
 extern "C" {
 #include "libavutil/log.h"
@@ -132,16 +131,8 @@ static const char *th_layout_name(DNNFramesLayout layout)
 static void th_log_frames_given(const std::vector<torch::jit::IValue> &inputs,
                                 const THFramesInput &how, size_t nb_frames, void *log_ctx)
 {
-    std::string shapes;
+    std::string shapes = th_inputs_shapes(inputs);
 
-    for (const auto &input : inputs) {
-        std::ostringstream shape;
-        if (input.isNone())
-            shape << "None";
-        else
-            shape << input.toTensor().sizes();
-        shapes += (shapes.empty() ? "" : ", ") + shape.str();
-    }
     av_log(log_ctx, AV_LOG_ERROR, "The model was given %zu frame%s as %s%s%s: forward(%s)\n",
            nb_frames, nb_frames > 1 ? "s" : "", th_layout_name(how.layout),
            how.batched ? " with a batch of times (batch)" : "",

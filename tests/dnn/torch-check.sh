@@ -48,9 +48,8 @@
 #   torch-check.sh warning FFMPEG ARGS...
 #       like error, at the warning level
 #   torch-check.sh graphs FFMPEG ARGS...
-#       run ffmpeg at the verbose level and print what the filter says of
-#       its CUDA graphs (cuda_graph=1: each capture and its inputs' shapes)
-#       and the exit code
+#       like error, at the verbose level, the lines of the CUDA graphs only
+#       (cuda_graph=1: each capture and its inputs' shapes)
 #   torch-check.sh export PYTHON ARGS...
 #       run tools/dnn-torch-export.py ARGS and print its warnings and errors
 #       and its exit code
@@ -139,23 +138,16 @@ filter_frames() {
 }
 
 case $mode in
-error|warning|log)
+error|warning|log|graphs)
     ffmpeg=$1; shift
-    level=$mode; [ "$mode" = log ] && level=info
+    case $mode in log) level=info ;; graphs) level=verbose ;; *) level=$mode ;; esac
+    only=.; [ "$mode" = graphs ] && only='\] cuda_graph'
     log=$("$ffmpeg" -nostdin -nostats -hide_banner -v "$level" "$@" 2>&1 >/dev/null)
     status=$?
     # keep the filter's own lines (the CLI's teardown order varies) and drop
     # what differs between machines: pointers and the build directory
     printf '%s\n' "$log" | grep -E '^\[(dnn_|Parsed_dnn_processing|Parsed_dnn_interpolate)' |
-        sed -e 's/ @ 0x[0-9a-f]*\]/]/g' -e "s|$(pwd)/||g"
-    echo "exit code: $status"
-    ;;
-graphs)
-    ffmpeg=$1; shift
-    log=$("$ffmpeg" -nostdin -nostats -hide_banner -v verbose "$@" 2>&1 >/dev/null)
-    status=$?
-    printf '%s\n' "$log" | grep -E '^\[(Parsed_)?dnn_[a-z_]*.*\] cuda_graph' |
-        sed -e 's/ @ 0x[0-9a-f]*\]/]/g'
+        grep -E "$only" | sed -e 's/ @ 0x[0-9a-f]*\]/]/g' -e "s|$(pwd)/||g"
     echo "exit code: $status"
     ;;
 export)
