@@ -4,9 +4,11 @@
  *   dnn-torch-bare MODEL.pt|MODEL.pt2 [WIDTH HEIGHT [SECONDS [PRECISION]]]
  *       (default 1920 1080 3 fp32)
  *
- * Runs MODEL on one preallocated 1x3xHxW input on cuda:0, back to back, with no
- * frame conversion or copies, and prints one line "fps: N" (model runs a
- * second).  Models of several frames take what the filter gives them: a
+ * Runs MODEL on one preallocated 1xCxHxW input on cuda:0 (C 3, or a package's
+ * ffmpeg_dnn_channels), back to back, with no frame conversion or copies, and
+ * prints "fps: N" (model runs a second) and "channels: C".  A slow model
+ * (a run longer than SECONDS / 20) warms up for SECONDS, 2 runs at least,
+ * instead of 20 runs.  Models of several frames take what the filter gives them: a
  * package's signature (ffmpeg_dnn_inputs, _t, _sigma, which
  * tools/dnn-torch-export.py records), or for TorchScript BARE_INPUTS, in
  * the export tool's words: "pair" (two frames and a 0-D t), "pair plane"
@@ -21,6 +23,7 @@
  * Used by tools/dnn-torch-bench.sh.
  */
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -45,6 +48,7 @@ struct Signature {
     long frames = 1;
     bool t_plane = false;
     long batch = 0;               ///< a pair: > 0, its times as a batch (t N x 1 x 1 x 1)
+    long channels = 3;            ///< of one frame: a package's ffmpeg_dnn_channels
     std::string sigma = "none";   ///< none, plane or 0-d
 };
 
@@ -81,22 +85,23 @@ static std::vector<torch::IValue> make_inputs(const Signature &sig, long h, long
                                               const torch::TensorOptions &opt,
                                               c10::MemoryFormat format)
 {
-    auto frame = [&] { return torch::rand({1, 3, h, w}, opt).contiguous(format); };
+    const long c = sig.channels;
+    auto frame = [&] { return torch::rand({1, c, h, w}, opt).contiguous(format); };
     auto plane = [&](double v) { return torch::full({1, 1, h, w}, v, opt).contiguous(format); };
     std::vector<torch::IValue> in;
 
     if (sig.layout == "pair" && sig.batch > 0) {
         // the pair once for each of the times, as dnn_interpolate batch=N gives it
         long n = sig.batch;
-        in = { torch::rand({n, 3, h, w}, opt).contiguous(format),
-               torch::rand({n, 3, h, w}, opt).contiguous(format),
+        in = { torch::rand({n, c, h, w}, opt).contiguous(format),
+               torch::rand({n, c, h, w}, opt).contiguous(format),
                torch::full({n, 1, sig.t_plane ? h : 1, sig.t_plane ? w : 1}, 0.5, opt) };
     } else if (sig.layout == "pair") {
         in = { frame(), frame(), sig.t_plane ? plane(0.5) : torch::full({}, 0.5, opt) };
     } else if (sig.layout == "stacked") {
-        in.push_back(torch::rand({1, 3 * sig.frames, h, w}, opt).contiguous(format));
+        in.push_back(torch::rand({1, c * sig.frames, h, w}, opt).contiguous(format));
     } else if (sig.layout == "sequence") {
-        in.push_back(torch::rand({1, sig.frames, 3, h, w}, opt));
+        in.push_back(torch::rand({1, sig.frames, c, h, w}, opt));
     } else {
         in.push_back(frame());
     }
@@ -157,7 +162,9 @@ public:
             text += " sigma plane";
         else if (meta["ffmpeg_dnn_sigma"] == "0-d")
             text += " sigma";
-        return parse_signature(text);
+        Signature sig = parse_signature(text);
+        sig.channels = std::stol(meta["ffmpeg_dnn_channels"]);
+        return sig;
     }
     // on the current stream, as the filter runs it on FFmpeg's
     void run(const std::vector<torch::IValue> &inputs) override
@@ -238,10 +245,21 @@ int main(int argc, char **argv)
             make_inputs(sig, height, width, torch::TensorOptions().device(dev).dtype(dtype),
                         input_format);
 
-        // warm-up: cuDNN autotuning, CUDA context, caching allocator
-        for (int i = 0; i < 20; i++)
+        // warm-up: cuDNN autotuning, CUDA context, caching allocator; 20 runs,
+        // or as many as SECONDS hold for a slow model (2 at least)
+        double run_seconds = 0;
+        const auto warm_start = clock::now();
+        for (int i = 0; i < 20; i++) {
+            const auto run_start = clock::now();
             model->run(input);
-        torch::cuda::synchronize();
+            torch::cuda::synchronize();
+            run_seconds = std::chrono::duration<double>(clock::now() - run_start).count();
+            if (i >= 1 && std::chrono::duration<double>(clock::now() - warm_start).count() >= seconds)
+                break;
+        }
+        // runs between two readings of the clock: 50, fewer for a slow model
+        // (at least 5 readings in SECONDS)
+        const long chunk = std::max(1L, std::min(50L, (long)(seconds / 5 / std::max(run_seconds, 1e-6))));
 
         // BARE_CUDA_GRAPH=1: one run captured in a CUDA graph and replayed,
         // as the filter's cuda_graph=1 (capture needs a non-default stream)
@@ -265,9 +283,9 @@ int main(int argc, char **argv)
         double elapsed = 0;
         const auto start = clock::now();
         do {
-            for (int i = 0; i < 50; i++)
+            for (long i = 0; i < chunk; i++)
                 run();
-            frames += 50;
+            frames += chunk;
             torch::cuda::synchronize();
             elapsed = std::chrono::duration<double>(clock::now() - start).count();
         } while (elapsed < seconds);
@@ -275,6 +293,7 @@ int main(int argc, char **argv)
         elapsed = std::chrono::duration<double>(clock::now() - start).count();
 
         printf("fps: %.1f\n", frames / elapsed);
+        printf("channels: %ld\n", sig.channels);
     } catch (const c10::Error &e) {
         fprintf(stderr, "error: %s\n", e.what_without_backtrace());
         return 1;

@@ -35,14 +35,15 @@
 # them: tools/dnn-torch-architectures.py's configuration, exported to an
 # fp16 .pt2 for this GPU (fp32 for one that spandrel says does not run in
 # fp16); bare, and through the filter on NVDEC nv12 frames of a 1080p
-# MPEG-2 clip (yuv_input=rgb), lines "arch NAME bare FPS nv12 FPS (MIN-MAX)
-# SHARE", " fp32" after it for an fp32 one; an architecture under 4 fps bare
-# is measured through the filter in a window of about 8 of its frames (at
-# most 20 s, at least BENCH_SECONDS) after a warm-up of at least one frame
-# time (the bare tool's figure needs no longer time: it runs 70 frames at
-# least); their packages are compiled first, BENCH_ARCH_JOBS (4) at a time,
-# each within BENCH_ARCH_COMPILE_TIMEOUT (400) seconds ("arch NAME
-# not-measured: its compile took longer than N s"); BENCH_DEADLINE (none):
+# MPEG-2 clip (yuv_input=rgb, luma for a model of one channel), lines "arch
+# NAME bare FPS nv12 FPS (MIN-MAX) SHARE", " fp32" after it for an fp32 one;
+# an architecture under 4 fps bare is measured through the filter in a
+# window of about 8 of its frames (at most 20 s, at least BENCH_SECONDS)
+# after a warm-up of at least one frame time (the bare tool's own window is
+# 3 s after a warm-up of 20 runs, or of 3 s for a slow one); their packages
+# are compiled first, BENCH_ARCH_JOBS (4) at a time, each within
+# BENCH_ARCH_COMPILE_TIMEOUT (400) seconds ("arch NAME not-measured: its
+# compile took longer than N s"); BENCH_DEADLINE (none):
 # seconds from the script's start after which no compile or measurement of
 # an architecture starts, and a compile or bare run still going is stopped
 # ("arch NAME not-measured: out of the machine's time"), so that one run
@@ -415,8 +416,8 @@ arch_row() {
     if [ -z "$arch_deadline" ]; then
         bare_fps "$pt2" "$prec"
     else
-        # the bare tool runs 70 frames at least (a minute at 1 fps): stopped
-        # at the deadline
+        # the bare tool takes 3 s, 6 s and a run or two for a slow one:
+        # stopped at the deadline
         left=$((arch_deadline - $(elapsed)))
         [ "$left" -ge 1 ] || left=1
         rc=0
@@ -433,6 +434,8 @@ arch_row() {
         [ -n "$fps" ] || { echo "error: no 'fps:' line from dnn-torch-bare $pt2" >&2; exit 1; }
     fi
     bfps=$fps
+    # a model of one channel (DnCNN...) sees the luma plane, as it was trained
+    yuv=rgb; [ "$(sed -n 's/^channels: //p' "$tmp/out")" = 1 ] && yuv=luma
     mark=; [ "$prec" = fp16 ] || mark=" $prec"
     if [ -n "$arch_deadline" ] && [ "$(elapsed)" -ge "$arch_deadline" ]; then
         echo "arch $1 bare $bfps nv12 not measured: out of the machine's time$mark" >>"$tmp/arch"
@@ -449,7 +452,7 @@ arch_row() {
         echo "  $bfps fps bare: filter window ${window} s after ${warmup} s" >&2
     fi
     repeated_fps -hwaccel cuda -hwaccel_output_format cuda -stream_loop -1 -i models/clip1080.m2v \
-        -vf "dnn_processing=dnn_backend=torch:model=$pt2:precision=$prec:yuv_input=rgb"
+        -vf "dnn_processing=dnn_backend=torch:model=$pt2:precision=$prec:yuv_input=$yuv"
     echo "arch $1 bare $bfps nv12 $med ($spread) $(ratio "$med" "$bfps")$mark" >>"$tmp/arch"
     tail -n 1 "$tmp/arch" >&2
 }
