@@ -378,12 +378,27 @@ def export_pt2(module, inputs, sizes, args, memory_format):
                                                  inductor_configs=configs)
     except Exception as e:  # a lowering or C++ compile error of this torch
         who = args.architecture["name"] if args.architecture else "the module"
-        lines = [l for l in str(e).splitlines() if "error" in l.lower()] or \
-            str(e).strip().splitlines() or ["?"]
         fail("%s cannot be compiled by AOTInductor: %s%s" % (
-            who, lines[0].strip(), "" if args.device == "cuda" or args.no_simd else
+            who, compile_failure(str(e)), "" if args.device == "cuda" or args.no_simd else
             " (--no-simd compiles CPU code without vector instructions)"))
     return metadata
+
+
+COMPILER_DIAGNOSTIC = re.compile(r"^\S+?:\d+(?::\d+)?: (?:fatal )?error: (.*)")
+
+
+def compile_failure(text):
+    """What went wrong, in one line: a C++ compile error's message is a
+    header, the command and the compiler's output; its first diagnostic
+    says why (the others go to stderr as notes, the command is left out)."""
+    lines = [l.strip() for l in text.splitlines() if l.strip()] or ["?"]
+    headline = next((l for l in lines if "error" in l.lower()), lines[0])
+    diagnostics = [m.group(1) for m in map(COMPILER_DIAGNOSTIC.match, lines) if m]
+    for d in diagnostics[1:10]:
+        print("note: the compiler also said: %s" % d[:300], file=sys.stderr)
+    if not diagnostics:
+        return headline
+    return "%s: %s" % (headline.rstrip("."), diagnostics[0][:300])
 
 
 CHECK_SCRIPT = r"""
