@@ -163,7 +163,8 @@ public:
         else if (meta["ffmpeg_dnn_sigma"] == "0-d")
             text += " sigma";
         Signature sig = parse_signature(text);
-        sig.channels = std::stol(meta["ffmpeg_dnn_channels"]);
+        // a package of an older export tool has no channels: RGB
+        sig.channels = meta.count("ffmpeg_dnn_channels") ? std::stol(meta["ffmpeg_dnn_channels"]) : 3;
         return sig;
     }
     // on the current stream, as the filter runs it on FFmpeg's
