@@ -12,6 +12,15 @@ if ! grep -q '^<!-- bench:begin -->$' "$doc" || ! grep -q '^<!-- bench:end -->$'
     echo "bench-doc: $doc has no bench:begin and bench:end lines" >&2
     exit 1
 fi
+# a run of some of the rows (make bench BENCH_MODELS=..., or the
+# architectures alone) would leave the documentation with only those: the
+# table is the default run's
+for var in BENCH_MODELS BENCH_TEMPORAL BENCH_FORMATS BENCH_PRECISIONS BENCH_LAYOUTS BENCH_FILTER_OPTS; do
+    if eval "[ -n \"\${$var+set}\" ]"; then
+        echo "bench-doc: $var is set, so this run is not the default one: $doc left as it is"
+        exit 0
+    fi
+done
 tmp=$(mktemp)
 awk -v out="$out" '
     /^<!-- bench:begin -->$/ { print; print "```"; while ((getline line < out) > 0) print line; print "```"; skip = 1; next }
