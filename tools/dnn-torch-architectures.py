@@ -22,7 +22,9 @@ weights writes the state dict survey builds for ARCH (an architecture or
 one of its classes, such as RealPLKSR), for the speed
 measurement of tools/dnn-torch-bench.sh (BENCH_ARCHITECTURES), and prints
 "precision: fp16", or "precision: fp32" for one spandrel says does not run
-in fp16: the precision the bench measures it in.
+in fp16: the precision the bench measures it in.  It refuses (and survey
+says) a configuration that returns its input unchanged: its speed would
+be that of a copy.
 
 table prints the Markdown table from a survey and the "arch" lines of a
 bench run (SPEED.txt): bare and filter fps at 1080p, fp16, per architecture
@@ -119,6 +121,10 @@ CONFIGS = {
     # DPIR's colour DRUNet (drunet_color.pth) takes RGB and the noise plane
     # stacked on the channels: 4 in, 3 out
     "DRUNet": dict(in_nc=4, out_nc=3),
+    # the default upsampler ("") runs none of the network: forward is
+    # (x - mean) * range / range + mean, the input itself; DRCT's published
+    # models (DRCT_X4, DRCT-L_X4) use "pixelshuffle" at 4x
+    "DRCT": dict(upscale=4, upsampler="pixelshuffle"),
 }
 
 # Why an architecture that spandrel recognises still does not export, where
@@ -151,6 +157,30 @@ def default_instance(cls):
     return cls(**kwargs)
 
 
+def returns_input(module, x):
+    """Whether module gives x back unchanged (pixels repeated to its output's
+    size): a configuration that runs none of its layers.  The speed of
+    such a module would be the speed of a copy."""
+    with torch.no_grad():
+        y = module(x)
+    y = y[0] if isinstance(y, (tuple, list)) else y
+    if y.dim() != 4 or y.shape[1] != x.shape[1]:
+        return False
+    same_size = torch.nn.functional.interpolate(x, size=y.shape[-2:], mode="nearest")
+    return (y.float() - same_size).abs().max().item() < 1e-4
+
+
+IDENTITY = "returns its input unchanged in this configuration (none of its layers runs)"
+
+
+def load_weights(tool, weights, out):
+    """The export tool's arguments for weights -> out, and (True, (module,
+    architecture)) as it makes them of the weights, or (False, why)."""
+    args = tool.make_parser().parse_args([weights, out])
+    args.architecture = None
+    return args, quietly(lambda: tool.load_weights(weights, args))
+
+
 def survey_one(arch, cls_name, tmpdir):
     cls = next(c for c in classes()[arch] if c.__name__ == cls_name)
     rec = {"architecture": arch, "class": cls_name}
@@ -162,9 +192,7 @@ def survey_one(arch, cls_name, tmpdir):
     weights = os.path.join(tmpdir, cls_name + ".pth")
     torch.save(model.state_dict(), weights)
     tool = export_tool()
-    args = tool.make_parser().parse_args([weights, os.path.join(tmpdir, "out.pt2")])
-    args.architecture = None
-    ok, loaded = quietly(lambda: tool.load_weights(weights, args))
+    args, (ok, loaded) = load_weights(tool, weights, os.path.join(tmpdir, "out.pt2"))
     if not ok:
         rec["recognised"] = loaded.replace(weights, "the weights")
         if cls_name in WHY:
@@ -182,6 +210,9 @@ def survey_one(arch, cls_name, tmpdir):
         rec["eager"] = out
         return rec
     rec["eager_s"] = round(time.monotonic() - start, 2)
+    if returns_input(module, x):
+        rec["identity"] = IDENTITY
+        return rec
     # what is known so far, for survey to keep if the rest takes too long
     print(json.dumps(rec), flush=True)
     # (x,): what the tool gives a community architecture, one frame
@@ -241,6 +272,11 @@ def weights(name, out):
         sys.exit("error: spandrel has no architecture or class %s" % name)
     state = default_instance(cls).state_dict()
     torch.save(state, out)
+    # a module that gives its input back would be measured as a copy
+    _, (ok, loaded) = load_weights(export_tool(), out, out + ".pt2")
+    if ok and returns_input(loaded[0], torch.rand(1, loaded[1]["channels"], 64, 64)):
+        os.unlink(out)
+        sys.exit("error: %s %s" % (name, IDENTITY))
     # one that spandrel does not take back fails in the export tool, which says why
     half = True
     with contextlib.suppress(Exception):
@@ -332,6 +368,8 @@ def table(survey_file, speed_file, previous=None, kept=()):
                                         ", pads to %d" % r["multiple_of"] if r["multiple_of"] > 1 else "")
             if "eager" in r:
                 rec += "; eager run failed: " + r["eager"]
+            if "identity" in r:
+                rec += "; " + r["identity"]
             five = [name, params, rec, cell(r.get("pt2")), cell(r.get("torchscript"))]
         new = [r["architecture"], r["class"], five, (previous or {}).get(r["class"], ("", ""))]
         same = [i for i, row in enumerate(rows) if row[:2] == new[:2]]
