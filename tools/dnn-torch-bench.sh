@@ -387,8 +387,12 @@ arch_compile() {
     echo "compiling $pt2 (at most $limit s)" >&2
     started=$(elapsed)
     rc=0
+    # --no-simd: the host code of a window transformer's package (SwinIR's
+    # masks from the frame's size) does not compile vectorised in torch
+    # 2.11; the GPU's kernels are the same either way
     timeout -k 30 "$limit" "$python" "$src/tools/dnn-torch-export.py" "models/arch-$1.pth" \
-        "$pt2.tmp.pt2" --device cuda --precision "${prec:-fp16}" --no-check >"$log" 2>&1 || rc=$?
+        "$pt2.tmp.pt2" --device cuda --precision "${prec:-fp16}" --no-check --no-simd \
+        >"$log" 2>&1 || rc=$?
     if [ "$rc" -eq 0 ]; then
         mv "$pt2.tmp.pt2" "$pt2"
         echo "compiled $pt2 in $(($(elapsed) - started)) s" >&2

@@ -378,8 +378,11 @@ def export_pt2(module, inputs, sizes, args, memory_format):
                                                  inductor_configs=configs)
     except Exception as e:  # a lowering or C++ compile error of this torch
         who = args.architecture["name"] if args.architecture else "the module"
+        why = compile_failure(str(e))
+        # a CUDA package has CPU code too (what its module computes on the
+        # host, such as SwinIR's attention masks from the frame's size)
         fail("%s cannot be compiled by AOTInductor: %s%s" % (
-            who, compile_failure(str(e)), "" if args.device == "cuda" or args.no_simd else
+            who, why, "" if args.no_simd or "C++ compile error" not in why else
             " (--no-simd compiles CPU code without vector instructions)"))
     return metadata
 
@@ -594,9 +597,11 @@ def make_parser():
     parser.add_argument("--max-size", default="7680x4320", metavar="WxH",
                         help="largest width and height (dynamic sizes)")
     parser.add_argument("--no-simd", action="store_true",
-                        help="CPU packages: compile without vector instructions (slower "
-                        "code; for modules whose vectorised compile fails or takes very "
-                        "long in this torch, such as SwinIR's shifted windows)")
+                        help="compile CPU code without vector instructions: a CPU "
+                        "package's (slower code), or the host part of a CUDA package's "
+                        "(SwinIR's attention masks); for modules whose vectorised "
+                        "compile fails or takes very long in this torch, such as the "
+                        "shifted windows of SwinIR")
     parser.add_argument("--no-check", action="store_true",
                         help="skip the check against eager PyTorch")
     parser.add_argument("--tolerance", type=float, default=None,
