@@ -53,6 +53,10 @@
 #   torch-check.sh export PYTHON ARGS...
 #       run tools/dnn-torch-export.py ARGS and print its warnings and errors
 #       and its exit code
+#   torch-check.sh compile-error PYTHON ARGS...
+#       the same, with a C++ compiler that fails on every source file
+#       (tests/dnn/failing-cxx.sh, for AOTInductor's compile of a .pt2), and
+#       its notes too: what the tool says of a compiler's errors
 #   torch-check.sh help FFMPEG FILTER OPTION...
 #       print the lines of "ffmpeg -h filter=FILTER" that describe OPTIONs
 #   torch-check.sh fails PATTERN FFMPEG ARGS...
@@ -150,11 +154,19 @@ error|warning|log|graphs)
         grep -E "$only" | sed -e 's/ @ 0x[0-9a-f]*\]/]/g' -e "s|$(pwd)/||g"
     echo "exit code: $status"
     ;;
-export)
+export|compile-error)
     python=$1; shift
+    lines='^(warning|error):'
+    if [ "$mode" = compile-error ]; then
+        # a cache of its own: nothing compiled earlier is taken instead
+        cache=$(mktemp -d)
+        CXX=$src/tests/dnn/failing-cxx.sh TORCHINDUCTOR_CACHE_DIR=$cache lines='^(warning|error|note):'
+        export CXX TORCHINDUCTOR_CACHE_DIR
+    fi
     log=$("$python" "$src/tools/dnn-torch-export.py" "$@" 2>&1)
     status=$?
-    printf '%s\n' "$log" | grep -E '^(warning|error):'
+    [ -z "${cache:-}" ] || rm -rf "$cache"
+    printf '%s\n' "$log" | grep -E "$lines"
     echo "exit code: $status"
     ;;
 help)

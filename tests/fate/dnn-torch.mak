@@ -223,6 +223,12 @@ fate-dnn-torch-export-$(1): CMD = $$(DNN_TORCH_CHECK) export $(TORCH_PYTHON) \
     $(SRC_PATH)/tests/dnn/gen_torch_models.py:$(2) $$(DNN_TORCH_DIR)/export-$(1).pt --format torchscript
 endef
 $(eval $(call FATE_DNN_TORCH_EXPORT_CHECK,byte-output,ByteOutput))
+# a C++ compile error of AOTInductor: the compiler's first diagnostic in the
+# message (not the command, nor the file's path), the next as a note, and
+# --no-simd named (a CUDA package has host code too)
+FATE_DNN_TORCH += fate-dnn-torch-export-compile-error
+fate-dnn-torch-export-compile-error: CMD = $(DNN_TORCH_CHECK) compile-error $(TORCH_PYTHON) \
+    $(SRC_PATH)/tests/dnn/gen_torch_models.py:Conv3x3 $(DNN_TORCH_DIR)/export-compile-error.pt2
 $(eval $(call FATE_DNN_TORCH_EXPORT_CHECK,non-finite,NonFinite))
 $(eval $(call FATE_DNN_TORCH_NON_FINITE,rgb24,rgb24,))
 $(eval $(call FATE_DNN_TORCH_NON_FINITE,yuv420p-rgb,yuv420p,:yuv_input=rgb))
