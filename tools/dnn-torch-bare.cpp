@@ -163,8 +163,11 @@ public:
         else if (meta["ffmpeg_dnn_sigma"] == "0-d")
             text += " sigma";
         Signature sig = parse_signature(text);
-        // a package of an older export tool has no channels: RGB
-        sig.channels = meta.count("ffmpeg_dnn_channels") ? std::stol(meta["ffmpeg_dnn_channels"]) : 3;
+        // the filter refuses a package without it: so does the bench
+        if (!meta.count("ffmpeg_dnn_channels"))
+            throw std::runtime_error("the package has no ffmpeg_dnn_channels: export it again "
+                                     "with tools/dnn-torch-export.py");
+        sig.channels = std::stol(meta["ffmpeg_dnn_channels"]);
         return sig;
     }
     // on the current stream, as the filter runs it on FFmpeg's
