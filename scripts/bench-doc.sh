@@ -13,14 +13,20 @@ if ! grep -q '^<!-- bench:begin -->$' "$doc" || ! grep -q '^<!-- bench:end -->$'
     exit 1
 fi
 # a run of some of the rows (make bench BENCH_MODELS=..., or the
-# architectures alone) would leave the documentation with only those: the
-# table is the default run's
-for var in BENCH_MODELS BENCH_TEMPORAL BENCH_FORMATS BENCH_PRECISIONS BENCH_LAYOUTS BENCH_FILTER_OPTS; do
-    if eval "[ -n \"\${$var+set}\" ]"; then
-        echo "bench-doc: $var is set, so this run is not the default one: $doc left as it is"
-        exit 0
-    fi
+# architectures alone), or of other options, would leave the documentation
+# with only those: the table is the default run's rows (the settings of
+# time and layouts it states).  Empty is the default, as for the bench,
+# but for BENCH_TEMPORAL (empty: none)
+not_default=
+for var in BENCH_MODELS BENCH_FORMATS BENCH_PRECISIONS BENCH_FILTER_OPTS BARE_CHANNELS_LAST \
+           BENCH_ARCHITECTURES; do
+    eval "[ -z \"\${$var:-}\" ]" || not_default=$var
 done
+eval "[ -z \"\${BENCH_TEMPORAL+set}\" ]" || not_default=BENCH_TEMPORAL
+if [ -n "$not_default" ]; then
+    echo "bench-doc: $not_default is set, so this run is not the default one: $doc left as it is"
+    exit 0
+fi
 tmp=$(mktemp)
 awk -v out="$out" '
     /^<!-- bench:begin -->$/ { print; print "```"; while ((getline line < out) > 0) print line; print "```"; skip = 1; next }
