@@ -156,7 +156,7 @@ error|warning|log|graphs)
     ;;
 export|compile-error)
     python=$1; shift
-    lines='^(warning|error):'
+    lines='^(warning|error):' cache=
     if [ "$mode" = compile-error ]; then
         # a cache of its own: nothing compiled earlier is taken instead
         cache=$(mktemp -d)
@@ -165,7 +165,7 @@ export|compile-error)
     fi
     log=$("$python" "$src/tools/dnn-torch-export.py" "$@" 2>&1)
     status=$?
-    [ -z "${cache:-}" ] || rm -rf "$cache"
+    [ -z "$cache" ] || rm -rf "$cache"
     printf '%s\n' "$log" | grep -E "$lines"
     echo "exit code: $status"
     ;;
