@@ -20,7 +20,9 @@ run, dnn_interpolate's batch=N: the pair repeated once for each time and t
 of shape [N, 1, 1, 1] or N x 1 x H x W); stacked:N, N frames on the channels, or sequence:N, N
 frames as 1 x N x C x H x W, for dnn_processing's frames=N (window=stacked
 or sequence); recurrent: a frame and a state, None at first, returning
-(frame, state), for recurrent=1 (TorchScript only).  --sigma plane|0-d
+(frame, state), for recurrent=1 (a .pt2 package holds two programs of the
+module: "start", compiled with the state None, for the first frame and
+after a reset, and "model", with the state the frame before left).  --sigma plane|0-d
 adds a noise level after the frames (sigma, sigma_plane).  The module is
 run so before it is written, and an error names a signature that does not
 fit; the package records the signature, which the filter checks.
@@ -278,7 +280,7 @@ def export_program(module, inputs, sizes, args):
     x = inputs[0]
     dynamic = None
     if not args.static:
-        dynamic = dynamic_shapes(args, sizes)
+        dynamic = dynamic_shapes(args, sizes, inputs)
     if dynamic and (args.architecture or args.inputs != ("frame", 1)):
         # community architectures pad to their windows inside, and models of
         # several frames tie their sizes together: torch.export derives the
@@ -369,13 +371,17 @@ def export_pt2(module, inputs, sizes, args, memory_format):
         metadata["ffmpeg_dnn_cuda_capability"] = "%d.%d" % torch.cuda.get_device_capability()
     else:
         metadata["ffmpeg_dnn_cpu_features"] = cpu_features()
-    program = export_program(module, inputs, sizes, args)
-    configs = {"aot_inductor.metadata": metadata}
+    programs = {"model": export_program(module, inputs, sizes, args)}
+    if args.inputs[0] == "recurrent":
+        # the first frame's program, with no state (the backend runs it
+        # after a reset), and the next frames' with the state it returns
+        programs = {"start": programs["model"],
+                    "model": export_program(module, recurrent_inputs(module, inputs), sizes, args)}
+    configs = {"aot_inductor.metadata": metadata, "aot_inductor.package": True}
     if args.no_simd:
         configs["cpp.simdlen"] = 1
     try:
-        torch._inductor.aoti_compile_and_package(program, package_path=args.output,
-                                                 inductor_configs=configs)
+        compile_package(programs, args.output, configs)
     except Exception as e:  # a lowering or C++ compile error of this torch
         who = args.architecture["name"] if args.architecture else "the module"
         why = compile_failure(str(e))
@@ -385,6 +391,25 @@ def export_pt2(module, inputs, sizes, args, memory_format):
             who, why, "" if args.no_simd or "C++ compile error" not in why else
             " (--no-simd compiles CPU code without vector instructions)"))
     return metadata
+
+
+def recurrent_inputs(module, inputs):
+    """A recurrent module's inputs with the state its first frame leaves."""
+    with torch.no_grad():
+        _, state = module(*inputs)
+    return (inputs[0], state) + tuple(inputs[2:])
+
+
+def compile_package(programs, path, configs):
+    """AOTInductor's compile of each program ({name: ExportedProgram}) into
+    one package, where LibTorch's loader finds each by its name."""
+    from torch._inductor.package import package_aoti
+    files = {}
+    for name, program in programs.items():
+        args, kwargs = program.example_inputs
+        files[name] = torch._inductor.aot_compile(program.module(check_guards=False), args,
+                                                  kwargs, options=dict(configs))
+    package_aoti(path, files)
 
 
 COMPILER_DIAGNOSTIC = re.compile(r"^\S+?:\d+(?::\d+)?: (?:fatal )?error: (.*)")
@@ -406,9 +431,10 @@ def compile_failure(text):
 
 CHECK_SCRIPT = r"""
 import sys, torch
-package = torch._inductor.aoti_load_package(sys.argv[1])
-inputs = torch.load(sys.argv[2])
-torch.save(package(*inputs), sys.argv[3])
+from torch._inductor.package import load_package
+package = load_package(sys.argv[1], sys.argv[2])
+inputs = torch.load(sys.argv[3])
+torch.save(package(*inputs), sys.argv[4])
 del package  # its destructor removes what it unpacked into /tmp
 """
 
@@ -438,7 +464,7 @@ def signature(args):
 def metadata_inputs(args):
     """The signature as the backend reads it (ffmpeg_dnn_inputs, _t, _sigma)."""
     layout, n = args.inputs
-    inputs = {"frame": "frame", "pair": "pair"}.get(layout, "%s %d" % (layout, n))
+    inputs = {"frame": "frame", "pair": "pair", "recurrent": "recurrent"}.get(layout, "%s %d" % (layout, n))
     if layout == "stacked" and n == 1:
         inputs = "frame"  # what dnn_processing gives with frames=1
     meta = {"ffmpeg_dnn_inputs": inputs, "ffmpeg_dnn_sigma": args.sigma or "none"}
@@ -481,15 +507,21 @@ def example_inputs(args, x):
     return tuple(inputs)
 
 
-def dynamic_shapes(args, sizes):
-    """torch.export's dynamic shapes of example_inputs: height and width of
-    every frame and plane the same two dimensions."""
+def dynamic_shapes(args, sizes, inputs):
+    """torch.export's dynamic shapes of inputs: height and width of every
+    frame and plane the same two dimensions; a recurrent model's state
+    (None at first) every dimension but the batch, which torch.export
+    relates to the frame's itself."""
     height = torch.export.Dim("height", min=sizes["height"][0], max=sizes["height"][1])
     width = torch.export.Dim("width", min=sizes["width"][0], max=sizes["width"][1])
     layout, _ = args.inputs
     frame = {2: height, 3: width}
-    shapes = {"frame": [frame], "stacked": [frame], "sequence": [{3: height, 4: width}],
-              "pair": [frame, frame, frame if args.t_plane else None]}[layout]
+    if layout == "recurrent":
+        state = inputs[1]
+        shapes = [frame, None if state is None else {d: True for d in range(1, state.dim())}]
+    else:
+        shapes = {"frame": [frame], "stacked": [frame], "sequence": [{3: height, 4: width}],
+                  "pair": [frame, frame, frame if args.t_plane else None]}[layout]
     if layout == "pair" and args.batch > 1:
         # the times of one run, 1 to --batch: the same batch for the pair and t
         shapes = [dict(frame, batch=True), dict(frame, batch=True),
@@ -529,7 +561,17 @@ def check_output(module, inputs, args):
 
 
 def check(args, module, inputs):
-    """Largest |package - eager| on inputs, run in another process."""
+    """Largest |package - eager| on inputs, run in another process (a
+    recurrent module: its first frame, and a frame with the state it left)."""
+    runs = [("model", inputs)]
+    if args.inputs[0] == "recurrent":
+        runs = [("start", inputs), ("model", recurrent_inputs(module, inputs))]
+    errors = [check_run(args, module, name, given) for name, given in runs]
+    return None if None in errors else max(errors)
+
+
+def check_run(args, module, name, inputs):
+    """Largest |package's program name - eager| on inputs."""
     def frame(y):  # a recurrent model's (frame, state)
         return y[0] if isinstance(y, (list, tuple)) else y
     with torch.no_grad():
@@ -541,16 +583,14 @@ def check(args, module, inputs):
         if args.format == "torchscript":
             got = frame(torch.jit.load(args.output, map_location=args.device)(*inputs))
         else:
-            run = subprocess.run([sys.executable, "-c", CHECK_SCRIPT, args.output, tmp + ".in",
-                                  tmp + ".out"], capture_output=True, text=True,
+            run = subprocess.run([sys.executable, "-c", CHECK_SCRIPT, args.output, name,
+                                  tmp + ".in", tmp + ".out"], capture_output=True, text=True,
                                  env=dict(os.environ, TMPDIR=tmpdir))  # what it unpacks
             if run.returncode != 0:
                 print("could not run the package in Python (exit status %d): %s" % (
                       run.returncode, (run.stderr.strip().splitlines() or ["no message"])[-1]))
                 return None
-            got = torch.load(tmp + ".out")
-            if isinstance(got, (list, tuple)):
-                got = got[0]
+            got = frame(torch.load(tmp + ".out"))
     finally:
         shutil.rmtree(tmpdir, ignore_errors=True)
     if got.shape != expected.shape:
@@ -574,7 +614,7 @@ def make_parser():
                         help="what forward takes: one frame (dnn_processing), two frames "
                         "and t (dnn_interpolate), a window of N frames on the channels or "
                         "as a sequence (dnn_processing frames=N), a frame and a state "
-                        "(recurrent=1; TorchScript)")
+                        "(recurrent=1)")
     parser.add_argument("--t-plane", action="store_true",
                         help="--inputs pair: t as a 1x1xHxW plane (t_plane=1), not 0-D")
     parser.add_argument("--batch", type=int, default=1, metavar="N",
@@ -618,9 +658,6 @@ def main():
         fail("--device cuda, but this torch sees no CUDA GPU (CUDA packages are "
              "compiled on one)")
     args.architecture = None
-    if args.inputs[0] == "recurrent" and args.format != "torchscript":
-        fail("--inputs recurrent: a recurrent model's state starts as None, which a .pt2 "
-             "package cannot take: add --format torchscript")
     if args.t_plane and args.inputs[0] != "pair":
         fail("--t-plane is for --inputs pair")
     if args.batch != 1 and (args.inputs[0] != "pair" or not 2 <= args.batch <= 16):

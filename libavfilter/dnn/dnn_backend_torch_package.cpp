@@ -23,6 +23,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <map>
 #include <memory>
 #include <set>
 #include <sstream>
@@ -66,11 +67,13 @@ public:
     c10::MemoryFormat memory_format;
     int64_t channels;                   ///< of one frame
     THPackageRange height, width;
-    std::string inputs;                 ///< what forward takes: "frame", "pair", "stacked N", "sequence N"
+    std::string inputs;                 ///< what forward takes: "frame", "pair", "stacked N", "sequence N", "recurrent"
     std::string t;                      ///< a pair's t: "0-d" or "plane"
     int64_t batch;                      ///< a pair: > 1, the most times of one run (t [N, 1, 1, 1])
     std::string sigma;                  ///< after the frames: "none", "0-d" or "plane"
     std::unique_ptr<torch::inductor::AOTIModelPackageLoader> loader;
+    /** a recurrent package's program of the first frame (no state yet) */
+    std::unique_ptr<torch::inductor::AOTIModelPackageLoader> start;
 };
 
 /*
@@ -730,7 +733,7 @@ static void check_contents(const char *filename, const std::vector<THArchiveMemb
     const std::string &first = members[0].name;
     const std::string prefix = first.substr(0, first.find('/')) + "/";
     const AVCRC *table = av_crc_get_table(AV_CRC_32_IEEE_LE);
-    int libraries = 0;
+    std::map<std::string, int> libraries; ///< of each model (data/aotinductor/NAME/)
     bool package = false;
     std::vector<THStorageRef> storages;
 
@@ -748,10 +751,11 @@ static void check_contents(const char *filename, const std::vector<THArchiveMemb
                               ends_with(m.name, "_metadata.json");
         std::vector<uint8_t> data;
 
-        if (!record.compare(0, 17, "data/aotinductor/"))
+        if (!record.compare(0, 17, "data/aotinductor/")) {
+            const std::string model = record.substr(17, record.find('/', 17) - 17);
             package = true;
-        if (!record.compare(0, 23, "data/aotinductor/model/") && ends_with(m.name, ".so"))
-            libraries++;
+            libraries[model] += ends_with(m.name, ".so");
+        }
         if (!in_model || !(m.method == 8 || pickle || code || metadata))
             continue;
         if (metadata && m.usize > TH_ARCHIVE_MAX_METADATA) {
@@ -809,9 +813,16 @@ static void check_contents(const char *filename, const std::vector<THArchiveMemb
             return;
         }
     }
-    if (package && libraries != 1)
-        err = "it is a .pt2 package with " + std::to_string(libraries) +
-              " compiled libraries (.so) for its model, not one";
+    if (package)
+        libraries.emplace("model", 0);
+    for (const auto &model : libraries) {
+        if (model.second == 1)
+            continue;
+        err = "it is a .pt2 package with " + std::to_string(model.second) +
+              " compiled libraries (.so) for its model" +
+              (model.first == "model" ? "" : " \"" + model.first + "\"") + ", not one";
+        return;
+    }
 }
 
 static int check_archive(const char *filename, DnnContext *ctx)
@@ -894,7 +905,7 @@ static std::string base_version(const std::string &version)
 /** The frames in a package's ffmpeg_dnn_inputs ("stacked 5": 5), 0 if it says none. */
 static int inputs_frames(const std::string &inputs)
 {
-    if (inputs == "frame")
+    if (inputs == "frame" || inputs == "recurrent")
         return 1;
     if (inputs == "pair")
         return 2;
@@ -1273,6 +1284,8 @@ static int load_package(THPackage *p, const c10::Device &device, DnnContext *ctx
     c10::DeviceIndex index = device.is_cuda() && device.has_index() ? device.index() : -1;
 
     p->loader.reset(new torch::inductor::AOTIModelPackageLoader(p->path, "model", false, 1, index));
+    if (p->inputs == "recurrent")
+        p->start.reset(new torch::inductor::AOTIModelPackageLoader(p->path, "start", false, 1, index));
     av_log(ctx, AV_LOG_VERBOSE, "The .pt2 package runs on %s\n", device.str().c_str());
     return 0;
 }
@@ -1365,24 +1378,35 @@ static int check_inputs(const THPackage *p, const std::vector<torch::Tensor> &in
     return check_input(p, inputs[0], frames * p->channels, p->memory_format, ctx);
 }
 
-static int run_package(THPackage *p, const std::vector<torch::Tensor> &inputs,
-                       torch::Tensor *output, DnnContext *ctx)
+/** Run loader on inputs, which must give nb_outputs tensors. */
+static int run_package(THPackage *p, torch::inductor::AOTIModelPackageLoader *loader,
+                       const std::vector<torch::Tensor> &inputs, size_t nb_outputs,
+                       std::vector<torch::Tensor> *outputs, DnnContext *ctx)
 {
-    std::vector<torch::Tensor> outputs;
     int ret = check_inputs(p, inputs, ctx);
 
     if (ret < 0)
         return ret;
     // no stream handle: a CUDA package then runs on LibTorch's current
     // stream, which a THCudaSection has made the frames' one
-    outputs = p->loader->run(inputs);
-    if (outputs.size() != 1) {
-        av_log(ctx, AV_LOG_ERROR, "The .pt2 package returned %zu tensors, not one\n",
-               outputs.size());
+    *outputs = loader->run(inputs);
+    if (outputs->size() != nb_outputs) {
+        av_log(ctx, AV_LOG_ERROR, "The .pt2 package returned %zu tensors, not %s\n",
+               outputs->size(), nb_outputs == 1 ? "one" : "two (frame, state)");
         return AVERROR(EINVAL);
     }
-    *output = outputs[0];
     return 0;
+}
+
+static int run_one_output(THPackage *p, const std::vector<torch::Tensor> &inputs,
+                          torch::Tensor *output, DnnContext *ctx)
+{
+    std::vector<torch::Tensor> outputs;
+    int ret = run_package(p, p->loader.get(), inputs, 1, &outputs, ctx);
+
+    if (ret >= 0)
+        *output = outputs[0];
+    return ret;
 }
 
 int th_package_run(THPackage *package, const torch::Tensor &input, torch::Tensor *output,
@@ -1395,10 +1419,39 @@ int th_package_run_inputs(THPackage *package, const std::vector<torch::Tensor> &
                           torch::Tensor *output, DnnContext *ctx) noexcept
 {
     return th_catch_all(ctx, "Model inference failed",
-                        [&] { return run_package(package, inputs, output, ctx); });
+                        [&] { return run_one_output(package, inputs, output, ctx); });
 }
 
-/** What the filter gives the model, as ffmpeg_dnn_inputs says it; "" for a recurrent model. */
+static int run_recurrent(THPackage *p, const std::vector<torch::Tensor> &inputs,
+                         torch::Tensor *output, torch::Tensor *state, DnnContext *ctx)
+{
+    std::vector<torch::Tensor> given, outputs;
+    int ret;
+
+    if (p->inputs != "recurrent" || inputs.size() < 2)
+        return AVERROR_BUG;
+    // no state: the program compiled without one (its input is left out)
+    for (size_t i = 0; i < inputs.size(); i++)
+        if (i != 1 || inputs[1].defined())
+            given.push_back(inputs[i]);
+    ret = run_package(p, inputs[1].defined() ? p->loader.get() : p->start.get(), given, 2,
+                      &outputs, ctx);
+    if (ret < 0)
+        return ret;
+    *output = outputs[0];
+    *state  = outputs[1];
+    return 0;
+}
+
+int th_package_run_recurrent(THPackage *package, const std::vector<torch::Tensor> &inputs,
+                             torch::Tensor *output, torch::Tensor *state,
+                             DnnContext *ctx) noexcept
+{
+    return th_catch_all(ctx, "Model inference failed",
+                        [&] { return run_recurrent(package, inputs, output, state, ctx); });
+}
+
+/** What the filter gives the model, as ffmpeg_dnn_inputs says it. */
 static std::string given_inputs(DNNFunctionType func_type, const DnnContext *ctx)
 {
     if (func_type != DFT_PROCESS_FRAMES)
@@ -1410,6 +1463,8 @@ static std::string given_inputs(DNNFunctionType func_type, const DnnContext *ctx
         return ctx->nb_frames == 1 ? "frame" : "stacked " + std::to_string(ctx->nb_frames);
     case DNN_FRAMES_SEQUENCE:
         return "sequence " + std::to_string(ctx->nb_frames);
+    case DNN_FRAMES_RECURRENT:
+        return "recurrent";
     default:
         return "";
     }
@@ -1421,6 +1476,8 @@ static std::string inputs_text(const std::string &inputs)
         return "one frame";
     if (inputs == "pair")
         return "two frames and t";
+    if (inputs == "recurrent")
+        return "one frame and its state";
     return std::to_string(inputs_frames(inputs)) +
            (inputs.compare(0, 8, "stacked ") == 0 ? " frames stacked on the channels"
                                                    : " frames in a sequence");
@@ -1437,15 +1494,11 @@ static int check_signature(const THPackage *p, DNNFunctionType func_type, DnnCon
     const std::string sigma = func_type != DFT_PROCESS_FRAMES || ctx->sigma < 0 ? "none" :
                               ctx->sigma_plane ? "plane" : "0-d";
 
-    if (given.empty()) {
-        av_log(ctx, AV_LOG_ERROR, "Recurrent models run from TorchScript files, not .pt2 "
-               "packages: their state starts as None\n");
-        return AVERROR(EINVAL);
-    }
     if (given != p->inputs) {
         av_log(ctx, AV_LOG_ERROR, "The .pt2 package takes %s (tools/dnn-torch-export.py "
                "--inputs %s); the filter gives %s\n", inputs_text(p->inputs).c_str(),
-               p->inputs == "frame" || p->inputs == "pair" ? p->inputs.c_str() :
+               p->inputs == "frame" || p->inputs == "pair" || p->inputs == "recurrent" ?
+               p->inputs.c_str() :
                (p->inputs.substr(0, p->inputs.find(' ')) + ":" +
                 std::to_string(inputs_frames(p->inputs))).c_str(), inputs_text(given).c_str());
         return AVERROR(EINVAL);

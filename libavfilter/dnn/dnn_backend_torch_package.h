@@ -99,10 +99,22 @@ int th_package_run(THPackage *package, const torch::Tensor &input, torch::Tensor
  * Run the package on inputs, a model of several frames
  * (DFT_PROCESS_FRAMES): its frames as ffmpeg_dnn_inputs says (one frame,
  * a pair, a window stacked on the channels or a contiguous 1 x N x C x H x
- * W sequence: each checked as th_package_run's input), then t or sigma.
+ * W sequence: each checked as th_package_run's input), then t or sigma;
+ * not a recurrent one (th_package_run_recurrent).
  */
 int th_package_run_inputs(THPackage *package, const std::vector<torch::Tensor> &inputs,
                           torch::Tensor *output, DnnContext *ctx) noexcept;
+
+/**
+ * Run a recurrent package (ffmpeg_dnn_inputs "recurrent") on inputs: the
+ * frame, its state, then sigma.  An undefined state (the first frame, or
+ * after a reset) runs the package's "start" program, compiled with the
+ * state None; a state, its "model" program.  *output is the frame, *state
+ * the state for the next one.
+ */
+int th_package_run_recurrent(THPackage *package, const std::vector<torch::Tensor> &inputs,
+                             torch::Tensor *output, torch::Tensor *state,
+                             DnnContext *ctx) noexcept;
 
 /**
  * Check that the package takes what the filter gives (ffmpeg_dnn_inputs,

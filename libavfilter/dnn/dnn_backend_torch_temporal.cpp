@@ -185,15 +185,29 @@ static int th_recurrent_output(const c10::IValue &result, const THFramesInput &h
     return 0;
 }
 
-/** The inputs of a .pt2 package: tensors all (no None state). */
+/**
+ * The inputs of a .pt2 package, tensors (a recurrent model's None state:
+ * undefined): its result as a TorchScript module's would be.
+ */
 static int th_package_forward(THPackage *package, const std::vector<torch::jit::IValue> &inputs,
-                              torch::Tensor *output, DnnContext *ctx)
+                              const THFramesInput &how, c10::IValue *result, DnnContext *ctx)
 {
     std::vector<torch::Tensor> tensors;
+    torch::Tensor output, state;
+    int ret;
 
     for (const auto &input : inputs)
-        tensors.push_back(input.toTensor());
-    return th_package_run_inputs(package, tensors, output, ctx);
+        tensors.push_back(input.isNone() ? torch::Tensor() : input.toTensor());
+    if (how.layout != DNN_FRAMES_RECURRENT) {
+        ret = th_package_run_inputs(package, tensors, &output, ctx);
+        if (ret >= 0)
+            *result = output;
+        return ret;
+    }
+    ret = th_package_run_recurrent(package, tensors, &output, &state, ctx);
+    if (ret >= 0)
+        *result = c10::ivalue::Tuple::create({ output, state });
+    return ret;
 }
 
 int th_frames_forward(torch::jit::Module *model, THPackage *package,
@@ -249,14 +263,8 @@ int th_frames_forward(torch::jit::Module *model, THPackage *package,
         inputs.push_back(th_scalar_input(how.sigma, how.sigma_plane, frames[0]));
 
     auto run = [&](const std::vector<torch::jit::IValue> &given, c10::IValue *res) {
-        if (package) {
-            // the recurrent model's None state: refused when the package was loaded
-            torch::Tensor tensor;
-            int ret = th_package_forward(package, given, &tensor, ctx);
-            if (ret >= 0)
-                *res = tensor;
-            return ret;
-        }
+        if (package)
+            return th_package_forward(package, given, how, res, ctx);
         *res = model->forward(given);
         return 0;
     };

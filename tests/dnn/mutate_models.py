@@ -4,6 +4,7 @@ mutants of valid TorchScript files and .pt2 packages.
 
     mutate_models.py BASEDIR OUTDIR [--seed N] [--list]
     mutate_models.py BASEDIR OUTDIR --known [--list]
+    mutate_models.py --without-library MODEL PACKAGE OUT
 
 BASEDIR holds the models of gen_torch_models.py and make-torch-packages.sh:
 swap_invert.pt and conv.pt (TorchScript), swap_invert.pt2,
@@ -39,6 +40,10 @@ Kinds (each on every base it applies to):
                    entries sharing one member's data
   not-a-zip        empty, text, random bytes, an ELF file, gzip, a prefix or
                    suffix of garbage, an archive of no member
+
+--without-library writes to OUT the .pt2 PACKAGE without the compiled
+library of its program MODEL ("start": a recurrent package's first), with
+compile flags in its place (as the add-member mutant of "model").
 
 --known writes instead the reproducers of what LibTorch itself does wrong
 and no check before loading catches (see known()); they are not part of the
@@ -613,19 +618,27 @@ def additions(z):
     put("a name that climbs out of the extraction folder",
         [Entry(folder + b"/../../../../../ffmpeg-dnn-mutant-escape.txt", b"escaped\n")])
     put("an absolute name", [Entry(b"/tmp/ffmpeg-dnn-mutant-absolute.txt", b"absolute\n")])
-    # no .so but compile flags: AOTInductor compiles the (last) .cpp with the
-    # "compiler" the package names (system()): a command of the file's choice
+    out.append(("add-member", "no .so, compile flags whose compiler sleeps 60 s",
+                without_library(z, folder)))
+    return out
+
+
+def without_library(z, folder):
+    """The package without the compiled library (.so) of the model in
+    folder (data/aotinductor/NAME), and with compile flags: AOTInductor
+    would compile that model's .cpp with the "compiler" the package names
+    (system()), a command of the file's choice."""
     flags = {"compiler": "sleep 60; false", "compile_only": True, "cflags": [], "definitions": [],
              "include_dirs": [], "ldflags": [], "libraries_dirs": [], "libraries": [],
              "passthrough_args": []}
-    without_so = [e for e, k in zip(entries_of(z), z.members) if k is not so]
-    for m in z.members:
-        if m.name.endswith(b".cpp"):
-            without_so += [Entry(m.name[:-4] + b"_compile_flags.json", json.dumps(flags).encode()),
-                           Entry(m.name[:-4] + b"_linker_flags.json", json.dumps(flags).encode())]
-    out.append(("add-member", "no .so, compile flags whose compiler sleeps 60 s",
-                write_zip(without_so)))
-    return out
+    inside = [m.name.startswith(folder + b"/") for m in z.members]
+    kept = [e for e, m, i in zip(entries_of(z), z.members, inside)
+            if not (i and m.name.endswith(b".so"))]
+    for m, i in zip(z.members, inside):
+        if i and m.name.endswith(b".cpp"):
+            kept += [Entry(m.name[:-4] + b"_compile_flags.json", json.dumps(flags).encode()),
+                     Entry(m.name[:-4] + b"_linker_flags.json", json.dumps(flags).encode())]
+    return write_zip(kept)
 
 
 def not_zips(rng, so_bytes, ts_bytes):
@@ -756,6 +769,12 @@ def known(basedir):
 
 
 def main():
+    if len(sys.argv) == 5 and sys.argv[1] == "--without-library":
+        with open(sys.argv[3], "rb") as f:
+            z = Zip(f.read())
+        with open(sys.argv[4], "wb") as f:
+            f.write(without_library(z, z.prefix + b"data/aotinductor/" + sys.argv[2].encode()))
+        return 0
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("basedir")
     ap.add_argument("outdir")

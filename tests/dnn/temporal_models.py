@@ -34,7 +34,7 @@ three results); sequence.pt, shaped like EDVR's or BasicVSR's input (3
 frames as 1 x N x C x H x W, a 0-D sigma: a convolution across time);
 fastdvd.state.pt, its weights; dpir.pt, shaped like DPIR (one frame and a noise map); recurrent.pt, a
 small recurrent 2x super-resolution net (forward(frame, state) -> (frame,
-state), the state None at first); blend-scalar-t.pt, a pair model of a
+state), the state None at first; recurrent.state.pt, its weights); blend-scalar-t.pt, a pair model of a
 0-D t only.
 
 window runs MODEL in eager PyTorch as dnn_processing should with
@@ -292,7 +292,9 @@ def make(outdir):
     torch.save(fastdvd.state_dict(), outdir + "/fastdvd.state.pt")
     torch.jit.script(randomised(SequenceTiny(), 0.1)).save(outdir + "/sequence.pt")
     torch.jit.script(randomised(DPIRTiny(), 0.05)).save(outdir + "/dpir.pt")
-    torch.jit.script(randomised(RecurrentTiny(), 0.1)).save(outdir + "/recurrent.pt")
+    recurrent = randomised(RecurrentTiny(), 0.1)
+    torch.jit.script(recurrent).save(outdir + "/recurrent.pt")
+    torch.save(recurrent.state_dict(), outdir + "/recurrent.state.pt")
     torch.jit.script(BlendScalarT()).save(outdir + "/blend-scalar-t.pt")
 
 

@@ -93,6 +93,24 @@ fate-dnn-torch-cuda-recurrent-rgb0: $(DNN_TORCH_IFNET)
 fate-dnn-torch-cuda-recurrent-rgb0: CMD = $(DNN_TORCH_CHECK) recurrent $(TARGET_PATH) $(TORCH_PYTHON) \
     $(DNN_TORCH_DIR)/recurrent.pt "testsrc2=s=63x47:r=25:d=0.2[a];testsrc=s=63x47:r=25:d=0.2[b];[a][b]concat" \
     0.2 - 50 rgb0
+# the recurrent model as a package for this machine's GPU (its two
+# programs: the first frame's, and the next frames' with the state), on
+# nv12 and rgb0 CUDA frames, as the TorchScript file (held against eager
+# PyTorch above), started again at the scene cut
+$(DNN_TORCH_DATA)/cuda_recurrent.pt2: $(DNN_TORCH_IFNET) $(SRC_PATH)/tools/dnn-torch-export.py
+	$(M)unset CC CXX && $(TORCH_PYTHON) $(SRC_PATH)/tools/dnn-torch-export.py $(SRC_PATH)/tests/dnn/temporal_models.py:RecurrentTiny \
+	    $@ --checkpoint $(DNN_TORCH_DATA)/recurrent.state.pt --inputs recurrent --device cuda --no-check >$@.log
+define FATE_DNN_TORCH_CUDA_RECURRENT_PT2
+FATE_DNN_TORCH_CUDA += fate-dnn-torch-cuda-recurrent-pt2-$(1)
+fate-dnn-torch-cuda-recurrent-pt2-$(1): $(DNN_TORCH_DATA)/cuda_recurrent.pt2
+fate-dnn-torch-cuda-recurrent-pt2-$(1): CMD = $$(DNN_TORCH_CHECK) compare $(TARGET_PATH) 50 \
+    $$(DNN_TORCH_CUDA_DEV) -f lavfi -i "testsrc2=s=64x48:r=25:d=0.2[a];testsrc=s=64x48:r=25:d=0.2[b];[a][b]concat,format=$(1)" \
+    -vf hwupload,dnn_processing=dnn_backend=torch:model=$$(DNN_TORCH_DIR)/cuda_recurrent.pt2:recurrent=1:scene=0.2$(2),hwdownload,format=$(1) -- \
+    $$(DNN_TORCH_CUDA_DEV) -f lavfi -i "testsrc2=s=64x48:r=25:d=0.2[a];testsrc=s=64x48:r=25:d=0.2[b];[a][b]concat,format=$(1)" \
+    -vf hwupload,dnn_processing=dnn_backend=torch:model=$$(DNN_TORCH_DIR)/recurrent.pt:recurrent=1:scene=0.2$(2),hwdownload,format=$(1)
+endef
+$(eval $(call FATE_DNN_TORCH_CUDA_RECURRENT_PT2,rgb0))
+$(eval $(call FATE_DNN_TORCH_CUDA_RECURRENT_PT2,nv12,:yuv_input=rgb))
 define FATE_DNN_TORCH_CUDA_WINDOW
 FATE_DNN_TORCH_CUDA += fate-dnn-torch-cuda-window-$(1)
 fate-dnn-torch-cuda-window-$(1): $(DNN_TORCH_IFNET)

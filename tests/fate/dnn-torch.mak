@@ -497,9 +497,6 @@ fate-dnn-torch-interpolate-batch-error-model: CMD = $(DNN_TORCH_CHECK) fails "wi
 FATE_DNN_TORCH_INTERPOLATE += fate-dnn-torch-interpolate-export-error-batch
 fate-dnn-torch-interpolate-export-error-batch: CMD = $(DNN_TORCH_CHECK) export $(TORCH_PYTHON) \
     $(SRC_PATH)/tests/dnn/gen_torch_models.py:SmallConv $(DNN_TORCH_DATA)/x.pt2 --batch 3
-FATE_DNN_TORCH_INTERPOLATE += fate-dnn-torch-interpolate-export-recurrent-pt2
-fate-dnn-torch-interpolate-export-recurrent-pt2: CMD = $(DNN_TORCH_CHECK) export $(TORCH_PYTHON) \
-    $(SRC_PATH)/tests/dnn/temporal_models.py:RecurrentTiny $(DNN_TORCH_DATA)/x.pt2 --inputs recurrent
 FATE_DNN_TORCH_INTERPOLATE += fate-dnn-torch-interpolate-export-one-frame
 fate-dnn-torch-interpolate-export-one-frame: CMD = $(DNN_TORCH_CHECK) export $(TORCH_PYTHON) \
     $(SRC_PATH)/tests/dnn/gen_torch_models.py:SmallConv $(DNN_TORCH_DATA)/x.pt --inputs pair --format torchscript
@@ -601,6 +598,36 @@ endef
 $(eval $(call FATE_DNN_TORCH_RECURRENT_TEST,carried,testsrc2=s=63x47:r=25:d=0.4,0,-))
 $(eval $(call FATE_DNN_TORCH_RECURRENT_TEST,scene,testsrc2=s=64x48:r=25:d=0.2[a];testsrc=s=64x48:r=25:d=0.2[b];[a][b]concat,0.2,-))
 $(eval $(call FATE_DNN_TORCH_RECURRENT_TEST,seek,testsrc2=s=64x48:r=25:d=0.4$(DNN_TORCH_COMMA)setpts=N-5*gte(N\$(DNN_TORCH_COMMA)5),0,5))
+# the same weights as a .pt2 package (tools/dnn-torch-export.py --inputs
+# recurrent: a program for the first frame, compiled with no state, and one
+# with the state) give the frames of the TorchScript file, which the tests
+# above hold against eager PyTorch: its state started again at a scene cut
+# and at a seek (every frame kept: timestamps that go back), where the
+# package's first program runs again
+DNN_TORCH_RECURRENT_PT2 = $(DNN_TORCH_DATA)/recurrent.pt2
+$(DNN_TORCH_RECURRENT_PT2): $(DNN_TORCH_IFNET) $(SRC_PATH)/tools/dnn-torch-export.py
+	$(M)unset CC CXX && $(TORCH_PYTHON) $(SRC_PATH)/tools/dnn-torch-export.py $(SRC_PATH)/tests/dnn/temporal_models.py:RecurrentTiny \
+	    $@ --checkpoint $(DNN_TORCH_DATA)/recurrent.state.pt --inputs recurrent --no-simd >$@.log
+define FATE_DNN_TORCH_RECURRENT_PT2_TEST
+FATE_DNN_TORCH_WINDOW += fate-dnn-torch-recurrent-pt2-$(1)
+fate-dnn-torch-recurrent-pt2-$(1): $(DNN_TORCH_RECURRENT_PT2)
+fate-dnn-torch-recurrent-pt2-$(1): CMD = $$(DNN_TORCH_CHECK) compare $(TARGET_PATH) 50 \
+    -f lavfi -i "$(2),format=rgb24" -vf dnn_processing=dnn_backend=torch:model=$$(DNN_TORCH_DIR)/recurrent.pt2:recurrent=1:scene=$(3) -fps_mode passthrough -- \
+    -f lavfi -i "$(2),format=rgb24" -vf dnn_processing=dnn_backend=torch:model=$$(DNN_TORCH_DIR)/recurrent.pt:recurrent=1:scene=$(3) -fps_mode passthrough
+endef
+$(eval $(call FATE_DNN_TORCH_RECURRENT_PT2_TEST,scene,testsrc2=s=64x48:r=25:d=0.2[a];testsrc=s=64x48:r=25:d=0.2[b];[a][b]concat,0.2))
+$(eval $(call FATE_DNN_TORCH_RECURRENT_PT2_TEST,seek,testsrc2=s=63x47:r=25:d=0.4$(DNN_TORCH_COMMA)setpts=N-5*gte(N\$(DNN_TORCH_COMMA)5),0))
+# a recurrent package whose first frame's program has no compiled library
+# but compile flags (tests/dnn/mutate_models.py): refused before LibTorch
+# would run the compiler it names
+$(DNN_TORCH_DATA)/recurrent-start-flags.pt2: $(DNN_TORCH_RECURRENT_PT2) $(SRC_PATH)/tests/dnn/mutate_models.py
+	$(M)$(TORCH_PYTHON) $(SRC_PATH)/tests/dnn/mutate_models.py --without-library start $< $@
+FATE_DNN_TORCH_WINDOW += fate-dnn-torch-recurrent-pt2-error-start-library
+fate-dnn-torch-recurrent-pt2-error-start-library: $(DNN_TORCH_DATA)/recurrent-start-flags.pt2
+fate-dnn-torch-recurrent-pt2-error-start-library: CMD = $(DNN_TORCH_CHECK) fails \
+    "with 0 compiled libraries (.so) for its model \"start\", not one" $(TARGET_PATH)/ffmpeg \
+    -f lavfi -i testsrc2=s=64x48:r=25:d=0.2,format=rgb24 \
+    -vf dnn_processing=dnn_backend=torch:model=$(DNN_TORCH_DIR)/recurrent-start-flags.pt2:recurrent=1 -f null -
 # errors: a window, scene without recurrent, a model that takes no state
 FATE_DNN_TORCH_WINDOW += fate-dnn-torch-recurrent-error-frames
 fate-dnn-torch-recurrent-error-frames: CMD = $(DNN_TORCH_CHECK) fails "takes one frame and its state" \
