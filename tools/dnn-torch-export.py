@@ -32,7 +32,9 @@ records what it takes (metadata keys ffmpeg_dnn_*: dtype, memory format,
 channels, height and width ranges, torch version); the backend checks every
 frame against them and runs no package without them.  By default height and
 width are dynamic (--min-size to --max-size); --static WxH compiles for one
-size.  CPU packages hold code for the CPU they are compiled on; CUDA ones
+size: a package for the video's size is the faster one on a GPU, and
+--autotune picks the fastest kernels by timing them at compile time.
+CPU packages hold code for the CPU they are compiled on; CUDA ones
 kernels for the GPU's architecture (its compute capability, recorded in
 ffmpeg_dnn_cuda_capability and checked by the backend).
 
@@ -380,6 +382,8 @@ def export_pt2(module, inputs, sizes, args, memory_format):
     configs = {"aot_inductor.metadata": metadata, "aot_inductor.package": True}
     if args.no_simd:
         configs["cpp.simdlen"] = 1
+    if args.autotune:
+        configs["max_autotune"] = True
     try:
         compile_package(programs, args.output, configs)
     except Exception as e:  # a lowering or C++ compile error of this torch
@@ -631,7 +635,12 @@ def make_parser():
                         "architecture's, or 3")
     parser.add_argument("--channels-last", choices=("auto", "on", "off"), default="auto",
                         help="memory format of the input (auto: on for fp16/bf16 on CUDA)")
-    parser.add_argument("--static", metavar="WxH", help="compile for this size only")
+    parser.add_argument("--static", metavar="WxH", help="compile for this size only (kernels "
+                        "for known sizes: often faster on a GPU)")
+    parser.add_argument("--autotune", action="store_true",
+                        help="time the candidate kernels of convolutions and matrix "
+                        "products (Triton templates, cuDNN...) on this machine and keep the "
+                        "fastest (Inductor's max_autotune): a longer compile")
     parser.add_argument("--min-size", type=int, default=16,
                         help="smallest height and width (dynamic sizes)")
     parser.add_argument("--max-size", default="7680x4320", metavar="WxH",
