@@ -291,13 +291,13 @@ temporal_row() {
     case $model in
     interpolate) class=IFNetBench args='[]' inputs="--inputs pair" bare_inputs=pair
                  filter="dnn_interpolate=precision=fp16" per_run=2 ;;
-    # factor 4: three model runs a pair, or one of the three times (batch=3)
     # the same net compiled for the clip's size (--static), and with the
     # kernels timed at compile time (--autotune)
     interpolate-static) class=IFNetBench args='[]' inputs="--inputs pair --static ${w}x$h" bare_inputs=pair
                  filter="dnn_interpolate=precision=fp16" per_run=2 ;;
     interpolate-static-autotune) class=IFNetBench args='[]' inputs="--inputs pair --static ${w}x$h --autotune"
                  bare_inputs=pair filter="dnn_interpolate=precision=fp16" per_run=2 ;;
+    # factor 4: three model runs a pair, or one of the three times (batch=3)
     interpolate-x4) class=IFNetBench args='[]' inputs="--inputs pair" bare_inputs=pair package=interpolate
                  filter="dnn_interpolate=precision=fp16:factor=4" per_run=1.3333333 ;;
     interpolate-x4-batch) class=IFNetBench args='[]' inputs="--inputs pair --batch 3" bare_inputs="pair batch 3"

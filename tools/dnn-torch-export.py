@@ -354,6 +354,14 @@ def sizes_compiled(program, dims, sizes, args):
 
 
 def export_pt2(module, inputs, sizes, args, memory_format):
+    # first: torch.export may narrow the size ranges recorded below
+    programs = {"model": export_program(module, inputs, sizes, args)}
+    if args.inputs[0] == "recurrent":
+        # the first frame's program, with no state (the backend runs it
+        # after a reset), and the next frames' with the state it returns
+        given = recurrent_inputs(module, inputs)
+        check_state_kept(module, given)
+        programs = {"start": programs["model"], "model": export_program(module, given, sizes, args)}
     metadata = {
         "ffmpeg_dnn_version": "1",
         "ffmpeg_dnn_torch": torch.__version__,
@@ -373,12 +381,6 @@ def export_pt2(module, inputs, sizes, args, memory_format):
         metadata["ffmpeg_dnn_cuda_capability"] = "%d.%d" % torch.cuda.get_device_capability()
     else:
         metadata["ffmpeg_dnn_cpu_features"] = cpu_features()
-    programs = {"model": export_program(module, inputs, sizes, args)}
-    if args.inputs[0] == "recurrent":
-        # the first frame's program, with no state (the backend runs it
-        # after a reset), and the next frames' with the state it returns
-        programs = {"start": programs["model"],
-                    "model": export_program(module, recurrent_inputs(module, inputs), sizes, args)}
     configs = {"aot_inductor.metadata": metadata, "aot_inductor.package": True}
     if args.no_simd:
         configs["cpp.simdlen"] = 1
@@ -397,11 +399,27 @@ def export_pt2(module, inputs, sizes, args, memory_format):
     return metadata
 
 
-def recurrent_inputs(module, inputs):
-    """A recurrent module's inputs with the state its first frame leaves."""
+def recurrent_inputs(module, inputs, frame=None):
+    """A recurrent module's inputs with the state its first frame leaves
+    (a copy: a state that is its frame, or a view of it, would make
+    torch.export take the two for one input), for frame (default: the
+    same one)."""
     with torch.no_grad():
         _, state = module(*inputs)
-    return (inputs[0], state) + tuple(inputs[2:])
+    state = state.clone(memory_format=torch.preserve_format)
+    return (inputs[0] if frame is None else frame, state) + tuple(inputs[2:])
+
+
+def check_state_kept(module, given):
+    """The state must keep its shape, dtype and strides from frame to
+    frame: the program that takes it is compiled for one."""
+    state = given[1]
+    with torch.no_grad():
+        _, after = module(*given)
+    if (after.shape, after.dtype, after.stride()) != (state.shape, state.dtype, state.stride()):
+        fail("the module's state changes from frame to frame (%s %s, then %s %s): a .pt2 "
+             "package's program is compiled for one (--format torchscript takes it)" % (
+                 tuple(state.shape), state.dtype, tuple(after.shape), after.dtype))
 
 
 def compile_package(programs, path, configs):
@@ -569,7 +587,11 @@ def check(args, module, inputs):
     recurrent module: its first frame, and a frame with the state it left)."""
     runs = [("model", inputs)]
     if args.inputs[0] == "recurrent":
-        runs = [("start", inputs), ("model", recurrent_inputs(module, inputs))]
+        # the next frame another one than the state's: a program that read
+        # the frame for the state would pass on the same frame
+        other = torch.rand(inputs[0].shape, generator=torch.Generator().manual_seed(7)).to(
+            inputs[0]).contiguous(memory_format=args.torch_format)
+        runs = [("start", inputs), ("model", recurrent_inputs(module, inputs, other))]
     errors = [check_run(args, module, name, given) for name, given in runs]
     return None if None in errors else max(errors)
 

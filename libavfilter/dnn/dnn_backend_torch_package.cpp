@@ -752,9 +752,11 @@ static void check_contents(const char *filename, const std::vector<THArchiveMemb
         std::vector<uint8_t> data;
 
         if (!record.compare(0, 17, "data/aotinductor/")) {
-            const std::string model = record.substr(17, record.find('/', 17) - 17);
+            const size_t slash = record.find('/', 17);
             package = true;
-            libraries[model] += ends_with(m.name, ".so");
+            // what lies in a program's folder: data/aotinductor/NAME/...
+            if (slash != std::string::npos && slash > 17)
+                libraries[record.substr(17, slash - 17)] += ends_with(m.name, ".so");
         }
         if (!in_model || !(m.method == 8 || pickle || code || metadata))
             continue;
@@ -790,8 +792,6 @@ static void check_contents(const char *filename, const std::vector<THArchiveMemb
         if (!err.empty())
             return;
     }
-    // without one, AOTInductor would compile the package's C++ with the
-    // compiler command the package names (system())
     // what LibTorch does not check: a storage of more elements than its
     // record holds would be read (and written) past the record
     for (const THStorageRef &ref : storages) {
@@ -813,6 +813,8 @@ static void check_contents(const char *filename, const std::vector<THArchiveMemb
             return;
         }
     }
+    // without one in each program's folder, AOTInductor would compile that
+    // program's C++ with the compiler command the package names (system())
     if (package)
         libraries.emplace("model", 0);
     for (const auto &model : libraries) {
@@ -994,6 +996,32 @@ static bool named_pt2(const char *filename)
     return len >= 4 && !av_strcasecmp(filename + len - 4, ".pt2");
 }
 
+/**
+ * A recurrent package's "start" program (its first frame's) must be there
+ * and say what "model" says: both are compiled by one export, for one
+ * machine, and the backend checks the package by model's metadata.
+ */
+static int check_start_program(const THPackage *p, DnnContext *ctx)
+{
+    std::unordered_map<std::string, std::string> model, start;
+
+    model = torch::inductor::AOTIModelPackageLoader::load_metadata_from_package(p->path, "model");
+    try {
+        start = torch::inductor::AOTIModelPackageLoader::load_metadata_from_package(p->path, "start");
+    } catch (const std::exception &) {
+        av_log(ctx, AV_LOG_ERROR, "The recurrent .pt2 package \"%s\" has no program for its "
+               "first frame (\"start\"): export it again with tools/dnn-torch-export.py "
+               "--inputs recurrent\n", p->path.c_str());
+        return AVERROR_INVALIDDATA;
+    }
+    if (start != model) {
+        av_log(ctx, AV_LOG_ERROR, "The recurrent .pt2 package \"%s\" has programs of another "
+               "description (metadata) each: it is not one export's\n", p->path.c_str());
+        return AVERROR_INVALIDDATA;
+    }
+    return 0;
+}
+
 static int open_package(THPackage **package, DnnContext *ctx)
 {
     const char *filename = ctx->model_filename;
@@ -1019,6 +1047,8 @@ static int open_package(THPackage **package, DnnContext *ctx)
     ret = read_description(p.get(),
                            torch::inductor::AOTIModelPackageLoader::load_metadata_from_package(
                                filename, "model"), ctx);
+    if (ret >= 0 && p->inputs == "recurrent")
+        ret = check_start_program(p.get(), ctx);
     if (ret < 0)
         return ret;
     *package = p.release();
@@ -1422,6 +1452,12 @@ int th_package_run_inputs(THPackage *package, const std::vector<torch::Tensor> &
                         [&] { return run_one_output(package, inputs, output, ctx); });
 }
 
+static bool same_layout(const torch::Tensor &a, const torch::Tensor &b)
+{
+    return a.sizes() == b.sizes() && a.strides() == b.strides() &&
+           a.scalar_type() == b.scalar_type() && a.device() == b.device();
+}
+
 static int run_recurrent(THPackage *p, const std::vector<torch::Tensor> &inputs,
                          torch::Tensor *output, torch::Tensor *state, DnnContext *ctx)
 {
@@ -1438,6 +1474,15 @@ static int run_recurrent(THPackage *p, const std::vector<torch::Tensor> &inputs,
                       &outputs, ctx);
     if (ret < 0)
         return ret;
+    // the next run gives this state to the program compiled for the one it
+    // took (the export tool checks that the module keeps it so): read out
+    // of bounds, not refused, if it did not
+    if (inputs[1].defined() && !same_layout(outputs[1], inputs[1])) {
+        av_log(ctx, AV_LOG_ERROR, "The .pt2 package's state changed from one frame to the "
+               "next (sizes %s, then %s): its program takes one\n",
+               c10::str(inputs[1].sizes()).c_str(), c10::str(outputs[1].sizes()).c_str());
+        return AVERROR(EINVAL);
+    }
     *output = outputs[0];
     *state  = outputs[1];
     return 0;

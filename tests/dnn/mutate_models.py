@@ -632,6 +632,8 @@ def without_library(z, folder):
              "include_dirs": [], "ldflags": [], "libraries_dirs": [], "libraries": [],
              "passthrough_args": []}
     inside = [m.name.startswith(folder + b"/") for m in z.members]
+    if not any(inside):
+        sys.exit("mutate_models.py: the package has no %s" % folder.decode())
     kept = [e for e, m, i in zip(entries_of(z), z.members, inside)
             if not (i and m.name.endswith(b".so"))]
     for m, i in zip(z.members, inside):
