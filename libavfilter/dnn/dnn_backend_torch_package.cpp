@@ -1569,8 +1569,10 @@ static int check_signature(const THPackage *p, DNNFunctionType func_type, DnnCon
         return AVERROR(EINVAL);
     }
     if (sigma != p->sigma) {
-        av_log(ctx, AV_LOG_ERROR, "The .pt2 package takes %s after the frames; sigma and "
-               "sigma_plane give %s\n", sigma_text(p->sigma).c_str(), sigma_text(sigma).c_str());
+        av_log(ctx, AV_LOG_ERROR, "The .pt2 package takes %s after %s; sigma and "
+               "sigma_plane give %s\n", sigma_text(p->sigma).c_str(),
+               given == "recurrent" ? "the frame and its state" : "the frames",
+               sigma_text(sigma).c_str());
         return AVERROR(EINVAL);
     }
     return 0;

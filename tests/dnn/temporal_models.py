@@ -4,7 +4,7 @@
     temporal_models.py make OUTDIR
     temporal_models.py reference MODEL IN.raw IN.crc OUT.crc MODE SCENE OUT.raw
     temporal_models.py window MODEL IN.raw IN.crc OUT.crc FRAMES WINDOW SIGMA SIGMA_PLANE OUT.raw
-    temporal_models.py recurrent MODEL IN.raw IN.crc OUT.crc SCENE RESETS OUT.raw
+    temporal_models.py recurrent MODEL IN.raw IN.crc OUT.crc SCENE RESETS SIGMA OUT.raw
     temporal_models.py gflops WIDTH HEIGHT
 
 gflops prints the GFLOPs of one output frame of IFNetBench, an IFNet sized
@@ -34,7 +34,9 @@ three results); sequence.pt, shaped like EDVR's or BasicVSR's input (3
 frames as 1 x N x C x H x W, a 0-D sigma: a convolution across time);
 fastdvd.state.pt, its weights; dpir.pt, shaped like DPIR (one frame and a noise map); recurrent.pt, a
 small recurrent 2x super-resolution net (forward(frame, state) -> (frame,
-state), the state None at first; recurrent.state.pt, its weights); blend-scalar-t.pt, a pair model of a
+state), the state None at first; recurrent.state.pt, its weights);
+recurrent-sigma.pt, the same with a 0-D noise level after the state
+(recurrent-sigma.state.pt, its weights); blend-scalar-t.pt, a pair model of a
 0-D t only.
 
 window runs MODEL in eager PyTorch as dnn_processing should with
@@ -45,7 +47,8 @@ dnn_processing must make to OUT.raw and says whether the output has the
 input's frame count and timestamps.
 
 recurrent runs MODEL in eager PyTorch as dnn_processing should with
-recurrent=1 and scene=SCENE: the state carried from frame to frame, and
+recurrent=1, scene=SCENE and sigma=SIGMA (-1: none, else a 0-D tensor
+after the state): the state carried from frame to frame, and
 None again at the frames RESETS (a comma list, "-" for none: where the
 input's timestamps go back, which a framecrc listing does not show) or,
 with SCENE > 0, where the frame differs from the one before by more than
@@ -263,6 +266,20 @@ class RecurrentTiny(torch.nn.Module):
         return out, torch.tanh(state + y[:, 4 * c:])
 
 
+class RecurrentSigmaTiny(torch.nn.Module):
+    """RecurrentTiny with a 0-D noise level after the state, as a recurrent
+    denoiser takes one: it weighs both the frame and the next state."""
+
+    def __init__(self):
+        super().__init__()
+        self.net = RecurrentTiny()
+
+    def forward(self, frame: torch.Tensor, state: Optional[torch.Tensor], sigma: torch.Tensor):
+        y, s = self.net(frame, state)
+        sigma = sigma.to(frame.dtype)
+        return y * (1.0 - sigma), s * (1.0 - 2.0 * sigma)
+
+
 class DPIRTiny(torch.nn.Module):
     """DPIR's input at a test's size: one frame and a noise map."""
 
@@ -295,6 +312,9 @@ def make(outdir):
     recurrent = randomised(RecurrentTiny(), 0.1)
     torch.jit.script(recurrent).save(outdir + "/recurrent.pt")
     torch.save(recurrent.state_dict(), outdir + "/recurrent.state.pt")
+    recurrent_sigma = randomised(RecurrentSigmaTiny(), 0.1)
+    torch.jit.script(recurrent_sigma).save(outdir + "/recurrent-sigma.pt")
+    torch.save(recurrent_sigma.state_dict(), outdir + "/recurrent-sigma.state.pt")
     torch.jit.script(BlendScalarT()).save(outdir + "/blend-scalar-t.pt")
 
 
@@ -423,7 +443,7 @@ def window(model_path, inp, in_crc, out_crc, frames, layout, sigma, sigma_plane,
         sys.exit(1)
 
 
-def recurrent(model_path, inp, in_crc, out_crc, scene, resets, out):
+def recurrent(model_path, inp, in_crc, out_crc, scene, resets, sigma, out):
     model = torch.jit.load(model_path).eval()
     _, frames_in = read_crc(in_crc)
     _, frames_out = read_crc(out_crc)
@@ -438,7 +458,7 @@ def recurrent(model_path, inp, in_crc, out_crc, scene, resets, out):
             if again:
                 state = None
                 starts.append(i)
-            y, state = model(x, state)
+            y, state = model(x, state) if sigma < 0 else model(x, state, torch.tensor(sigma))
             y = (y.clamp(0, 1) * 255.0).round().to(torch.uint8)
             f.write(y[0].permute(1, 2, 0).contiguous().numpy().tobytes())
     print("input frames: %d, output frames: %d" % (len(tensors), len(frames_out)))
@@ -460,9 +480,9 @@ if __name__ == "__main__":
     elif len(sys.argv) == 11 and sys.argv[1] == "window":
         window(sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5], int(sys.argv[6]), sys.argv[7],
                float(sys.argv[8]), sys.argv[9] == "1", sys.argv[10])
-    elif len(sys.argv) == 9 and sys.argv[1] == "recurrent":
+    elif len(sys.argv) == 10 and sys.argv[1] == "recurrent":
         resets = [] if sys.argv[7] == "-" else [int(i) for i in sys.argv[7].split(",")]
         recurrent(sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5], float(sys.argv[6]), resets,
-                  sys.argv[8])
+                  float(sys.argv[8]), sys.argv[9])
     else:
         sys.exit(__doc__)

@@ -29,9 +29,10 @@
 #       (tests/dnn/temporal_models.py window); print whether the output has
 #       the input's frames and timestamps, and whether the PSNR is at least
 #       MIN_DB.  LAYOUT: as CUDA frames of that layout
-#   torch-check.sh recurrent BUILDDIR PYTHON MODEL SOURCE SCENE RESETS MIN_DB [LAYOUT]
-#       run dnn_processing recurrent=1:scene=SCENE on the rgb24 frames of
-#       SOURCE, and the same model in eager PyTorch, its state started again
+#   torch-check.sh recurrent BUILDDIR PYTHON MODEL SOURCE SCENE RESETS SIGMA MIN_DB [LAYOUT]
+#       run dnn_processing recurrent=1:scene=SCENE (sigma=SIGMA, a 0-D
+#       input after the state; -1: none) on the rgb24 frames of SOURCE,
+#       and the same model in eager PyTorch, its state started again
 #       at the frames RESETS (where SOURCE's timestamps go back; "-": none)
 #       and at scene cuts (tests/dnn/temporal_models.py recurrent); print
 #       the frames that start from no state, whether the timestamps are the
@@ -265,11 +266,12 @@ recurrent)
     # eager PyTorch (tests/dnn/temporal_models.py recurrent), its state
     # started again at the frames RESETS (a comma list, or -) and at scene
     # cuts: the input's frame count and timestamps, PSNR
-    build=$1 python=$2 model=$3 source=$4 scene=$5 resets=$6 min_db=$7 layout=${8:-}
+    build=$1 python=$2 model=$3 source=$4 scene=$5 resets=$6 sigma=$7 min_db=$8 layout=${9:-}
     tmp=tests/data/fate/dnn-torch-recurrent.$$
-    filter_frames "$source" "dnn_processing=dnn_backend=torch:model=$model:recurrent=1:scene=$scene" \
+    filter_frames "$source" \
+        "dnn_processing=dnn_backend=torch:model=$model:recurrent=1:scene=$scene:sigma=$sigma:sigma_plane=0" \
         "$layout" "$tmp" || exit 1
-    against_eager "$tmp" "$min_db" recurrent "$scene" "$resets"
+    against_eager "$tmp" "$min_db" recurrent "$scene" "$resets" "$sigma"
     ;;
 frames)
     # the frames ffmpeg ARGS writes (framecrc of the first stream): count, first and last pts

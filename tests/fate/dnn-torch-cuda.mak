@@ -92,7 +92,7 @@ FATE_DNN_TORCH_CUDA += fate-dnn-torch-cuda-recurrent-rgb0
 fate-dnn-torch-cuda-recurrent-rgb0: $(DNN_TORCH_IFNET)
 fate-dnn-torch-cuda-recurrent-rgb0: CMD = $(DNN_TORCH_CHECK) recurrent $(TARGET_PATH) $(TORCH_PYTHON) \
     $(DNN_TORCH_DIR)/recurrent.pt "testsrc2=s=63x47:r=25:d=0.2[a];testsrc=s=63x47:r=25:d=0.2[b];[a][b]concat" \
-    0.2 - 50 rgb0
+    0.2 - -1 50 rgb0
 # the recurrent model as a package for this machine's GPU (its two
 # programs: the first frame's, and the next frames' with the state), on
 # nv12 and rgb0 CUDA frames, as the TorchScript file (held against eager

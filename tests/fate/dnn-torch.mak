@@ -593,11 +593,14 @@ fate-dnn-torch-window-error-pt2: CMD = $(DNN_TORCH_CHECK) fails "The .pt2 packag
 define FATE_DNN_TORCH_RECURRENT_TEST
 FATE_DNN_TORCH_WINDOW += fate-dnn-torch-recurrent-$(1)
 fate-dnn-torch-recurrent-$(1): CMD = $$(DNN_TORCH_CHECK) recurrent $(TARGET_PATH) $(TORCH_PYTHON) \
-    $$(DNN_TORCH_DIR)/recurrent.pt "$(2)" $(3) $(4) 50
+    $$(DNN_TORCH_DIR)/recurrent$(if $(5),-sigma).pt "$(2)" $(3) $(4) $(if $(5),$(5),-1) 50
 endef
 $(eval $(call FATE_DNN_TORCH_RECURRENT_TEST,carried,testsrc2=s=63x47:r=25:d=0.4,0,-))
 $(eval $(call FATE_DNN_TORCH_RECURRENT_TEST,scene,testsrc2=s=64x48:r=25:d=0.2[a];testsrc=s=64x48:r=25:d=0.2[b];[a][b]concat,0.2,-))
 $(eval $(call FATE_DNN_TORCH_RECURRENT_TEST,seek,testsrc2=s=64x48:r=25:d=0.4$(DNN_TORCH_COMMA)setpts=N-5*gte(N\$(DNN_TORCH_COMMA)5),0,5))
+# a 0-D noise level after the state (forward(frame, state, sigma)), as a
+# recurrent denoiser takes one
+$(eval $(call FATE_DNN_TORCH_RECURRENT_TEST,sigma,testsrc2=s=64x48:r=25:d=0.2[a];testsrc=s=64x48:r=25:d=0.2[b];[a][b]concat,0.2,-,0.3))
 # the same weights as a .pt2 package (tools/dnn-torch-export.py --inputs
 # recurrent: a program for the first frame, compiled with no state, and one
 # with the state) give the frames of the TorchScript file, which the tests
@@ -617,6 +620,25 @@ fate-dnn-torch-recurrent-pt2-$(1): CMD = $$(DNN_TORCH_CHECK) compare $(TARGET_PA
 endef
 $(eval $(call FATE_DNN_TORCH_RECURRENT_PT2_TEST,scene,testsrc2=s=64x48:r=25:d=0.2[a];testsrc=s=64x48:r=25:d=0.2[b];[a][b]concat,0.2))
 $(eval $(call FATE_DNN_TORCH_RECURRENT_PT2_TEST,seek,testsrc2=s=63x47:r=25:d=0.4$(DNN_TORCH_COMMA)setpts=N-5*gte(N\$(DNN_TORCH_COMMA)5),0))
+# with the noise level after the state (--sigma 0-d): both programs take it
+DNN_TORCH_RECURRENT_SIGMA_PT2 = $(DNN_TORCH_DATA)/recurrent-sigma.pt2
+$(DNN_TORCH_RECURRENT_SIGMA_PT2): $(DNN_TORCH_IFNET) $(SRC_PATH)/tools/dnn-torch-export.py
+	$(M)unset CC CXX && $(TORCH_PYTHON) $(SRC_PATH)/tools/dnn-torch-export.py $(SRC_PATH)/tests/dnn/temporal_models.py:RecurrentSigmaTiny \
+	    $@ --checkpoint $(DNN_TORCH_DATA)/recurrent-sigma.state.pt --inputs recurrent --sigma 0-d --no-simd >$@.log
+FATE_DNN_TORCH_WINDOW += fate-dnn-torch-recurrent-pt2-sigma
+fate-dnn-torch-recurrent-pt2-sigma: $(DNN_TORCH_RECURRENT_SIGMA_PT2)
+fate-dnn-torch-recurrent-pt2-sigma: CMD = $(DNN_TORCH_CHECK) compare $(TARGET_PATH) 50 \
+    -f lavfi -i "testsrc2=s=64x48:r=25:d=0.2[a];testsrc=s=64x48:r=25:d=0.2[b];[a][b]concat,format=rgb24" \
+    -vf dnn_processing=dnn_backend=torch:model=$(DNN_TORCH_DIR)/recurrent-sigma.pt2:recurrent=1:scene=0.2:sigma=0.3:sigma_plane=0 -fps_mode passthrough -- \
+    -f lavfi -i "testsrc2=s=64x48:r=25:d=0.2[a];testsrc=s=64x48:r=25:d=0.2[b];[a][b]concat,format=rgb24" \
+    -vf dnn_processing=dnn_backend=torch:model=$(DNN_TORCH_DIR)/recurrent-sigma.pt:recurrent=1:scene=0.2:sigma=0.3:sigma_plane=0 -fps_mode passthrough
+# a recurrent package of no sigma, given one: the message says where it goes
+FATE_DNN_TORCH_WINDOW += fate-dnn-torch-recurrent-pt2-error-sigma
+fate-dnn-torch-recurrent-pt2-error-sigma: $(DNN_TORCH_RECURRENT_PT2)
+fate-dnn-torch-recurrent-pt2-error-sigma: CMD = $(DNN_TORCH_CHECK) fails \
+    "The .pt2 package takes no sigma after the frame and its state; sigma and sigma_plane give sigma as a 0-D tensor" \
+    $(TARGET_PATH)/ffmpeg -f lavfi -i testsrc2=s=64x48:r=25:d=0.2,format=rgb24 \
+    -vf dnn_processing=dnn_backend=torch:model=$(DNN_TORCH_DIR)/recurrent.pt2:recurrent=1:sigma=0.3:sigma_plane=0 -f null -
 # a recurrent package whose first frame's program has no compiled library
 # but compile flags (tests/dnn/mutate_models.py): refused before LibTorch
 # would run the compiler it names
