@@ -503,8 +503,14 @@ for a in ${BENCH_ARCHITECTURES:-}; do
         continue
     fi
     # one that does not run is a finding, not the end
+    : >"$tmp/err"
     ( arch_row "$a" ) 2>"$tmp/arch-err" || {
         why=$(sed -n 's/^  | error: //p' "$tmp/arch-err" | tail -n 1)
+        # out of memory: said early in the failed command's log, not in
+        # the last lines (a package names only the call that failed)
+        oom=$(sed -n 's/.*CUDA out of memory\. Tried to allocate \([0-9.]* [KMGT]iB\).*/\1/p' \
+              "$tmp/err" | head -n 1)
+        [ -z "$oom" ] || why="out of the GPU's memory at ${w}x$h input (it asked for $oom at once)"
         echo "arch $a failed: ${why:-see the log}" >>"$tmp/arch"
     }
     cat "$tmp/arch-err" >&2
