@@ -111,6 +111,21 @@ fate-dnn-torch-cuda-recurrent-pt2-$(1): CMD = $$(DNN_TORCH_CHECK) compare $(TARG
 endef
 $(eval $(call FATE_DNN_TORCH_CUDA_RECURRENT_PT2,rgb0))
 $(eval $(call FATE_DNN_TORCH_CUDA_RECURRENT_PT2,nv12,:yuv_input=rgb))
+# the recurrent model on nv12 and p010 CUDA frames, against the same filter
+# on 8-bit frames in system memory (held against eager PyTorch by the CPU
+# tests), as for dnn_interpolate: the state on the GPU, started again at
+# the scene cut
+define FATE_DNN_TORCH_CUDA_RECURRENT
+FATE_DNN_TORCH_CUDA += fate-dnn-torch-cuda-recurrent-$(1)
+fate-dnn-torch-cuda-recurrent-$(1): $(DNN_TORCH_IFNET)
+fate-dnn-torch-cuda-recurrent-$(1): CMD = $$(DNN_TORCH_CHECK) compare $(TARGET_PATH) $(3) \
+    $$(DNN_TORCH_CUDA_DEV) -f lavfi -i "testsrc2=s=64x48:r=25:d=0.2[a];testsrc=s=64x48:r=25:d=0.2[b];[a][b]concat,format=$(2),format=$(1)" \
+    -vf hwupload,dnn_processing=dnn_backend=torch:model=$$(DNN_TORCH_DIR)/recurrent.pt:recurrent=1:scene=0.2:yuv_input=rgb,hwdownload,format=$(1),format=$(2) -fps_mode passthrough -- \
+    -f lavfi -i "testsrc2=s=64x48:r=25:d=0.2[a];testsrc=s=64x48:r=25:d=0.2[b];[a][b]concat,format=$(2)" \
+    -vf dnn_processing=dnn_backend=torch:model=$$(DNN_TORCH_DIR)/recurrent.pt:recurrent=1:scene=0.2:yuv_input=rgb -fps_mode passthrough
+endef
+$(eval $(call FATE_DNN_TORCH_CUDA_RECURRENT,nv12,nv12,45))
+$(eval $(call FATE_DNN_TORCH_CUDA_RECURRENT,p010le,yuv420p,40))
 define FATE_DNN_TORCH_CUDA_WINDOW
 FATE_DNN_TORCH_CUDA += fate-dnn-torch-cuda-window-$(1)
 fate-dnn-torch-cuda-window-$(1): $(DNN_TORCH_IFNET)
