@@ -273,6 +273,32 @@ recurrent)
         "$layout" "$tmp" || exit 1
     against_eager "$tmp" "$min_db" recurrent "$scene" "$resets" "$sigma"
     ;;
+segments)
+    # FILTER on WHOLE, a clip whose frames change size (the MPEG-2 sequences
+    # FIRST then SECOND, of which the decoder gives FIRST_FRAMES frames in
+    # WHOLE), against FILTER on each sequence alone, one after the other,
+    # each scaled to SIZE after the filter: frame count and timestamps of
+    # the whole, then the frames compared
+    build=$1 filter=$2 whole=$3 first=$4 first_frames=$5 second=$6 size=$7
+    tmp=tests/data/fate/dnn-torch-segments.$$
+    ff="$build/ffmpeg -nostdin -nostats -hide_banner -v error"
+    chain="format=rgb24,$filter,scale=$size:flags=bitexact+accurate_rnd,format=rgb24"
+    pass="-fps_mode passthrough"
+    # shellcheck disable=SC2086 # $ff and $pass are word lists
+    {
+        $ff -i "$whole" -vf "$chain" $pass -c:v rawvideo -f framecrc - |
+            awk -F', *' '$1 == "0" { n++; pts = pts (n > 1 ? " " : "") $2 }
+                         END { print "frames: " n "; pts: " pts }' &&
+        $ff -i "$whole" -vf "$chain" $pass -f rawvideo -y "$tmp.whole" &&
+        $ff -i "$first" -vf "trim=end_frame=$first_frames,$chain" $pass -f rawvideo -y "$tmp.1" &&
+        $ff -i "$second" -vf "$chain" $pass -f rawvideo -y "$tmp.2"
+    } || exit 1
+    cat "$tmp.1" "$tmp.2" >"$tmp.parts"
+    compare_raw "$tmp.parts" "$tmp.whole" exact
+    status=$?
+    rm -f "$tmp.whole" "$tmp.1" "$tmp.2" "$tmp.parts"
+    exit $status
+    ;;
 frames)
     # the frames ffmpeg ARGS writes (framecrc of the first stream): count, first and last pts
     "$@" -nostdin -nostats -hide_banner -v error -fps_mode passthrough -c:v rawvideo -f framecrc - |

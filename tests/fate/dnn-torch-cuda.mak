@@ -420,12 +420,6 @@ fate-dnn-torch-cuda-error-torch-sees-no-gpu: CMD = LD_PRELOAD=$(TARGET_PATH)/$(D
 # first is torn down and made again when its input changes size (an MPEG-2
 # clip whose second sequence is smaller), while the second runs on; the
 # second's frames stay bit-exact.
-DNN_TORCH_CLIP_RESIZE = $(DNN_TORCH_DATA)/clip-resize.m2v
-$(DNN_TORCH_CLIP_RESIZE): ffmpeg$(PROGSSUF)$(EXESUF) | $(DNN_TORCH_STAMP)
-	$(M)./ffmpeg$(PROGSSUF)$(EXESUF) -nostdin -v error -y -f lavfi -i testsrc2=s=352x288:r=25 -frames:v 6 \
-	    -c:v mpeg2video -q:v 2 -f mpeg2video $@.a && \
-	./ffmpeg$(PROGSSUF)$(EXESUF) -nostdin -v error -y -f lavfi -i testsrc2=s=176x144:r=25 -frames:v 6 \
-	    -c:v mpeg2video -q:v 2 -f mpeg2video $@.b && cat $@.a $@.b >$@ && rm -f $@.a $@.b
 FATE_DNN_TORCH_CUDA += fate-dnn-torch-cuda-two-models-reconfigure
 fate-dnn-torch-cuda-two-models-reconfigure: $(DNN_TORCH_CLIP_RESIZE)
 fate-dnn-torch-cuda-two-models-reconfigure: REF = $(SRC_PATH)/tests/ref/fate/dnn-torch-swap-invert-rgb24

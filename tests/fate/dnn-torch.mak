@@ -666,6 +666,36 @@ fate-dnn-torch-recurrent-error-no-state: CMD = $(DNN_TORCH_CHECK) error $(TARGET
 $(FATE_DNN_TORCH_WINDOW): $(DNN_TORCH_IFNET)
 FATE_DNN_TORCH += $(FATE_DNN_TORCH_WINDOW)
 
+# A change of frame size mid-stream: an MPEG-2 clip of two sequences,
+# 352x288 then 176x144 (the decoder gives 3 frames of the first, 4 of the
+# second).  ffmpeg configures a new graph for the second size and drains
+# the first one, as at the end of a stream: the filters' output on the
+# clip is their output on each sequence alone, one after the other, frame
+# for frame (each scaled to 176x144 after the filter); an interpolation
+# pair, a window and a recurrent state start again, and nothing held at the
+# change is lost (the frame count and timestamps are in the reference).
+DNN_TORCH_CLIP_RESIZE = $(DNN_TORCH_DATA)/clip-resize.m2v
+DNN_TORCH_CLIP_RESIZE_PARTS = $(DNN_TORCH_DATA)/clip-resize-1.m2v $(DNN_TORCH_DATA)/clip-resize-2.m2v
+$(DNN_TORCH_DATA)/clip-resize-1.m2v: DNN_TORCH_CLIP_SIZE = 352x288
+$(DNN_TORCH_DATA)/clip-resize-2.m2v: DNN_TORCH_CLIP_SIZE = 176x144
+$(DNN_TORCH_CLIP_RESIZE_PARTS): ffmpeg$(PROGSSUF)$(EXESUF) | $(DNN_TORCH_STAMP)
+	$(M)./ffmpeg$(PROGSSUF)$(EXESUF) -nostdin -v error -y -f lavfi -i testsrc2=s=$(DNN_TORCH_CLIP_SIZE):r=25 -frames:v 4 \
+	    -c:v mpeg2video -q:v 2 -f mpeg2video $@
+$(DNN_TORCH_CLIP_RESIZE): $(DNN_TORCH_CLIP_RESIZE_PARTS)
+	$(M)cat $^ >$@
+define FATE_DNN_TORCH_RESIZE_TEST
+FATE_DNN_TORCH_RESIZE += fate-dnn-torch-resize-$(1)
+fate-dnn-torch-resize-$(1): CMD = $$(DNN_TORCH_CHECK) segments $(TARGET_PATH) "$(2)" \
+    $(TARGET_PATH)/$$(DNN_TORCH_CLIP_RESIZE) $(TARGET_PATH)/$$(DNN_TORCH_DATA)/clip-resize-1.m2v 3 \
+    $(TARGET_PATH)/$$(DNN_TORCH_DATA)/clip-resize-2.m2v 176x144
+endef
+$(eval $(call FATE_DNN_TORCH_RESIZE_TEST,one-frame,dnn_processing=dnn_backend=torch:model=$(DNN_TORCH_DIR)/conv.pt))
+$(eval $(call FATE_DNN_TORCH_RESIZE_TEST,interpolate,dnn_interpolate=model=$(DNN_TORCH_DIR)/ifnet.pt:factor=2))
+$(eval $(call FATE_DNN_TORCH_RESIZE_TEST,window,dnn_processing=dnn_backend=torch:model=$(DNN_TORCH_DIR)/fastdvd.pt:frames=5:sigma=0.1))
+$(eval $(call FATE_DNN_TORCH_RESIZE_TEST,recurrent,dnn_processing=dnn_backend=torch:model=$(DNN_TORCH_DIR)/recurrent.pt:recurrent=1))
+$(FATE_DNN_TORCH_RESIZE): $(DNN_TORCH_IFNET) $(DNN_TORCH_CLIP_RESIZE)
+FATE_DNN_TORCH += $(FATE_DNN_TORCH_RESIZE)
+
 # The models are made at test time by a Python with torch.  A build host
 # without one (a distribution building against a C++-only LibTorch) skips
 # these tests, and says so, rather than failing them; "make check" then
