@@ -4,6 +4,7 @@
 #   make              build $(BUILDDIR)/ffmpeg
 #   make check        FATE tests of the torch backend (CPU); ends "N passed, N failed"
 #   make check-gpu    FATE tests that need a CUDA device
+#   make check-refs   every FATE test of ours has its reference (no GPU needed)
 #   make check-upstream  FFmpeg's own FATE tests that need no samples, and ours
 #   make install      install FFmpeg (--prefix etc. of ./configure; DESTDIR)
 #   make uninstall    remove what "make install" installed
@@ -40,7 +41,7 @@ ifeq ($(LIBTORCH_RPATH),no)
 RUN_ENV   = LD_LIBRARY_PATH=$(LIBTORCH)/lib$${LD_LIBRARY_PATH:+:$$LD_LIBRARY_PATH}
 endif
 
-.PHONY: all build prepare check check-gpu check-upstream demo bench architectures patches check-patches check-prefixes \
+.PHONY: all build prepare check check-gpu check-refs check-upstream demo bench architectures patches check-patches check-prefixes \
 	dist install uninstall check-install lint clean distclean
 
 all: build
@@ -89,6 +90,11 @@ check-gpu: build
 	@$(MAKE) -C $(BUILDDIR) fate-clear-reports >/dev/null
 	-@$(RUN_ENV) $(MAKE) -k -C $(BUILDDIR) -j1 $(FATE_ENV) $(FATE_GPU)
 	@$(FATE_ENV) scripts/fate-summary.sh $(BUILDDIR) $(FATE_GPU)
+
+# every test of ours, the CUDA ones too, has its reference file (make -n:
+# no GPU needed, nothing run)
+check-refs: $(FFCONFIG) $(LINKED)
+	@$(FATE_ENV) scripts/check-refs.sh $(BUILDDIR) $(FATE_CPU) $(FATE_GPU)
 
 # FFmpeg's "make fate" without samples (SAMPLES empty, FATE_SAMPLES ignored):
 # upstream's tests plus ours, which are part of FATE.
