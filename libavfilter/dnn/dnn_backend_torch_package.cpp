@@ -1001,11 +1001,12 @@ static bool named_pt2(const char *filename)
  * and say what "model" says: both are compiled by one export, for one
  * machine, and the backend checks the package by model's metadata.
  */
-static int check_start_program(const THPackage *p, DnnContext *ctx)
+static int check_start_program(const THPackage *p,
+                               const std::unordered_map<std::string, std::string> &model,
+                               DnnContext *ctx)
 {
-    std::unordered_map<std::string, std::string> model, start;
+    std::unordered_map<std::string, std::string> start;
 
-    model = torch::inductor::AOTIModelPackageLoader::load_metadata_from_package(p->path, "model");
     try {
         start = torch::inductor::AOTIModelPackageLoader::load_metadata_from_package(p->path, "start");
     } catch (const std::exception &) {
@@ -1025,6 +1026,7 @@ static int check_start_program(const THPackage *p, DnnContext *ctx)
 static int open_package(THPackage **package, DnnContext *ctx)
 {
     const char *filename = ctx->model_filename;
+    std::unordered_map<std::string, std::string> metadata;
     std::unique_ptr<THPackage> p;
     int ret;
 
@@ -1044,11 +1046,10 @@ static int open_package(THPackage **package, DnnContext *ctx)
     }
     p.reset(new THPackage);
     p->path = filename;
-    ret = read_description(p.get(),
-                           torch::inductor::AOTIModelPackageLoader::load_metadata_from_package(
-                               filename, "model"), ctx);
+    metadata = torch::inductor::AOTIModelPackageLoader::load_metadata_from_package(filename, "model");
+    ret = read_description(p.get(), metadata, ctx);
     if (ret >= 0 && p->inputs == "recurrent")
-        ret = check_start_program(p.get(), ctx);
+        ret = check_start_program(p.get(), metadata, ctx);
     if (ret < 0)
         return ret;
     *package = p.release();
