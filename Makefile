@@ -3,7 +3,8 @@
 #
 #   make              build $(BUILDDIR)/ffmpeg
 #   make check        FATE tests of the torch backend (CPU); ends "N passed, N failed"
-#   make check-gpu    FATE tests that need a CUDA device
+#   make check-gpu    FATE tests that need a CUDA device (GPU_JOBS at a time, 1;
+#                     FATE_GPU="fate-X ..." runs those only)
 #   make check-refs   every FATE test of ours has its reference (no GPU needed)
 #   make check-upstream  FFmpeg's own FATE tests that need no samples, and ours
 #   make install      install FFmpeg (--prefix etc. of ./configure; DESTDIR)
@@ -29,6 +30,9 @@ endif
 include UPSTREAM
 
 NPROC    ?= $(shell nproc 2>/dev/null || echo 2)
+# the CUDA tests share one GPU: one at a time unless asked (gpu-memory reads
+# the whole device's memory, so run it alone)
+GPU_JOBS ?= 1
 SERIES   := $(shell sed -e '/^\#/d' -e '/^$$/d' patches/series)
 OURFILES := $(shell scripts/our-files.sh)
 PREPARED := $(SRCDIR)/.git/fork-prepared
@@ -88,7 +92,7 @@ check: build
 
 check-gpu: build
 	@$(MAKE) -C $(BUILDDIR) fate-clear-reports >/dev/null
-	-@$(RUN_ENV) $(MAKE) -k -C $(BUILDDIR) -j1 $(FATE_ENV) $(FATE_GPU)
+	-@$(RUN_ENV) $(MAKE) -k -C $(BUILDDIR) -j$(GPU_JOBS) $(FATE_ENV) $(FATE_GPU)
 	@$(FATE_ENV) scripts/fate-summary.sh $(BUILDDIR) $(FATE_GPU)
 
 # every test of ours, the CUDA ones too, has its reference file (make -n:

@@ -1,9 +1,14 @@
 #!/bin/sh
-# Summarise FATE reports: fate-summary.sh BUILDDIR TARGET
-# Lists every test of TARGET with its result and ends with "N passed, N failed".
-builddir=$1
-target=$2
-tests=$(make -s -C "$builddir" --no-print-directory "fate-list-${target#fate-}" 2>/dev/null)
+# Summarise FATE reports: fate-summary.sh BUILDDIR TARGET...
+# TARGET: a group with a fate-list-NAME target (fate-dnn-torch), or one test.
+# Lists every failed test with its result and ends with "N passed, N failed".
+builddir=$1; shift
+tests=
+for target in "$@"; do
+    list=$(make -s -C "$builddir" --no-print-directory "fate-list-${target#fate-}" 2>/dev/null) ||
+        list=$target
+    tests="$tests $list"
+done
 pass=0 fail=0
 for t in $tests; do
     rep=$builddir/tests/data/fate/${t#fate-}.rep
@@ -15,6 +20,6 @@ for t in $tests; do
         echo "FAILED  ${t#fate-} (${status:-not run})"
     fi
 done
-[ $((pass + fail)) -gt 0 ] || { echo "no tests listed for $target" >&2; fail=1; }
+[ $((pass + fail)) -gt 0 ] || { echo "no tests listed for $*" >&2; fail=1; }
 echo "$pass passed, $fail failed"
 [ $fail = 0 ]
