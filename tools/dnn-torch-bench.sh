@@ -43,7 +43,11 @@
 # 3 s after a warm-up of 20 runs, or of 3 s for a slow one); their packages
 # are compiled first, BENCH_ARCH_JOBS (4) at a time, each within
 # BENCH_ARCH_COMPILE_TIMEOUT (400) seconds ("arch NAME not-measured: its
-# compile took longer than N s"); BENCH_DEADLINE (none):
+# compile took longer than N s"); BENCH_ARCH_STATIC (none), those of
+# BENCH_ARCHITECTURES whose package is compiled for the clip's size only
+# (export --static WxH; models/arch-NAME-PREC-static.pt2), for an
+# architecture whose export or compile for any size takes longer than a
+# machine's call: " static" ends its line; BENCH_DEADLINE (none):
 # seconds from the script's start after which no compile or measurement of
 # an architecture starts, and a compile or bare run still going is stopped
 # ("arch NAME not-measured: out of the machine's time"), so that one run
@@ -352,11 +356,18 @@ temporal_row() {
     target "temporal $1 fp16 $format (NVDEC nv12): >= 0.9 x bare" "$runs" ">=" "$(awk -v b="$bfps" 'BEGIN { print 0.9 * b }')"
 }
 
+# arch_static ARCH: true if ARCH is compiled for the clip's size only
+arch_static() {
+    case " ${BENCH_ARCH_STATIC:-} " in *" $1 "*) return 0 ;; esac
+    return 1
+}
+
 # arch_found ARCH: sets pt2 and prec to the package of ARCH there is
 # (fp16, else fp32); false if none
 arch_found() {
+    kind=; arch_static "$1" && kind=-static
     for prec in fp16 fp32; do
-        pt2=models/arch-$1-$prec.pt2
+        pt2=models/arch-$1-$prec$kind.pt2
         [ -f "$pt2" ] && return 0
     done
     return 1
@@ -391,15 +402,18 @@ arch_compile() {
         return 0
     fi
     prec=$(sed -n 's/^precision: //p' "$tmp/arch-$1.prec")
-    pt2=models/arch-$1-${prec:-fp16}.pt2
+    size=; kind=
+    arch_static "$1" && size="--static ${w}x$h" kind=-static
+    pt2=models/arch-$1-${prec:-fp16}$kind.pt2
     echo "compiling $pt2 (at most $limit s)" >&2
     started=$(elapsed)
     rc=0
     # --no-simd: the host code of a window transformer's package (SwinIR's
     # masks from the frame's size) does not compile vectorised in torch
     # 2.11; the GPU's kernels are the same either way
+    # shellcheck disable=SC2086 # $size: --static and its value, or nothing
     timeout -k 30 "$limit" "$python" "$src/tools/dnn-torch-export.py" "models/arch-$1.pth" \
-        "$pt2.tmp.pt2" --device cuda --precision "${prec:-fp16}" --no-check --no-simd \
+        "$pt2.tmp.pt2" --device cuda --precision "${prec:-fp16}" --no-check --no-simd $size \
         >"$log" 2>&1 || rc=$?
     if [ "$rc" -eq 0 ]; then
         mv "$pt2.tmp.pt2" "$pt2"
@@ -449,6 +463,7 @@ arch_row() {
     # a model of one channel (DnCNN...) sees the luma plane, as it was trained
     yuv=rgb; [ "$(sed -n 's/^channels: //p' "$tmp/out")" = 1 ] && yuv=luma
     mark=; [ "$prec" = fp16 ] || mark=" $prec"
+    arch_static "$1" && mark="$mark static"
     if [ -n "$arch_deadline" ] && [ "$(elapsed)" -ge "$arch_deadline" ]; then
         echo "arch $1 bare $bfps nv12 not measured: out of the machine's time$mark" >>"$tmp/arch"
         return 0
