@@ -29,7 +29,8 @@ be that of a copy.
 table prints the Markdown table from a survey and the "arch" lines of a
 bench run (SPEED.txt): bare and filter fps at 1080p, fp16, per architecture
 ("arch NAME bare FPS nv12 FPS (MIN-MAX) SHARE", with " fp32" after it for
-one measured in fp32, which the cells say), or why not ("arch NAME
+one measured in fp32 and " static" for a package compiled for 1080p only,
+which the cells say), or why not ("arch NAME
 failed: WHY", or "arch NAME not-measured: WHY" for one that exports but did
 not run within the machine's time).
 doc puts that table into DOC.md between its "<!-- architectures:begin -->"
@@ -338,12 +339,14 @@ def table(survey_file, speed_file, previous=None, kept=()):
     speeds = {}
     if speed_file:
         for line in open(speed_file):
-            # "arch NAME bare FPS nv12 FPS (MIN-MAX) SHARE[ PRECISION]", fp16 unless
-            # a precision is given
+            # "arch NAME bare FPS nv12 FPS (MIN-MAX) SHARE[ PRECISION][ static]",
+            # fp16 unless a precision is given; static: a package for 1080p only
             parts = line.split()
             if len(parts) >= 6 and parts[0] == "arch" and parts[2] == "bare":
+                static = parts[-1] == "static" and parts.pop()
                 prec = parts.pop() if parts[-1] in ("fp16", "fp32", "bf16") else "fp16"
-                mark = "" if prec == "fp16" else " (%s)" % prec
+                marks = ([] if prec == "fp16" else [prec]) + (["1080p package"] if static else [])
+                mark = " (%s)" % ", ".join(marks) if marks else ""
                 speeds[parts[1]] = (parts[3] + mark, " ".join(parts[5:]) + mark)
             elif len(parts) >= 3 and parts[0] == "arch" and parts[2] == "failed:":
                 speeds[parts[1]] = ("no: " + " ".join(parts[3:]), "")
