@@ -8,6 +8,11 @@
 # check-gpu bench") are make targets run after the build, or "examples" (the
 # documented pipelines, memcheck) or "clang" (the colour test with the
 # clang-built ffmpeg that prepare-carry.sh brought); logs go to OUTDIR.
+#
+# GPU_BUILD=carried builds nothing: build/ gets the clang-built ffmpeg and
+# its torch module that prepare-carry.sh brought, run on PYTHON's LibTorch
+# (the same torch release as here), and the only step is "bench".  A
+# machine's call is short, and the build takes 250-320 s of it.
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 python=$1
@@ -25,7 +30,7 @@ nvcodec=
 for f in "$top/.carry/nv-codec-headers-$NVCODEC_VERSION.tar.gz" "$top/.carry/$NVCODEC_DEB_FILE"; do
     [ -f "$f" ] && nvcodec=$f && break
 done
-if [ ! -f "$tarball" ] || [ -z "$nvcodec" ]; then
+if [ "${GPU_BUILD:-here}" != carried ] && { [ ! -f "$tarball" ] || [ -z "$nvcodec" ]; }; then
     echo "gpu-check: .carry/ lacks ffmpeg-$FFMPEG_VERSION.tar.xz or nv-codec-headers $NVCODEC_VERSION: run scripts/prepare-carry.sh" >&2
     exit 1
 fi
@@ -34,6 +39,26 @@ fi
   "$python" -c 'import torch; print("torch", torch.__version__, torch.cuda.is_available())'
   for t in gcc g++ clang nvcc git; do printf '%s: ' $t; command -v $t || echo missing; done; } >"$out/machine.txt" 2>&1
 cat "$out/machine.txt"
+
+if [ "${GPU_BUILD:-here}" = carried ]; then
+    [ "$steps" = bench ] || { echo "gpu-check: GPU_BUILD=carried runs the step bench alone" >&2; exit 1; }
+    [ -x .carry/clang/ffmpeg ] ||
+        { echo "gpu-check: GPU_BUILD=carried: no .carry/clang/ffmpeg: build here with clang, then prepare-carry.sh" >&2; exit 1; }
+    [ ! -f build/config.h ] || { echo "gpu-check: GPU_BUILD=carried would overwrite the build in build/" >&2; exit 1; }
+    mkdir -p build && cp -f .carry/clang/ffmpeg .carry/clang/libavfilter-torch.so build/ || exit 1
+    torch_lib=$("$python" -c 'import os, torch; print(os.path.dirname(torch.__file__))')/lib
+    export LD_LIBRARY_PATH="$torch_lib:$top/.carry/clang/lib:$LD_LIBRARY_PATH"
+    start=$(date +%s)
+    # make bench's recipe, on build/ as it is
+    TORCH_PYTHON=$python timeout 540 tools/dnn-torch-bench.sh build >build/bench.txt 2>"$out/bench.log"
+    status=$?
+    echo "bench: exit $status, $(($(date +%s) - start)) s"
+    cp -f build/bench.txt "$out/"
+    [ $status = 0 ] || { tail -n 15 "$out/bench.log"; exit $status; }
+    cat build/bench.txt
+    scripts/bench-doc.sh build/bench.txt && cp -f doc/benchmarks.md "$out/"
+    exit
+fi
 
 cuda_compiler=
 command -v clang >/dev/null 2>&1 ||
