@@ -37,6 +37,13 @@
 #       and at scene cuts (tests/dnn/temporal_models.py recurrent); print
 #       the frames that start from no state, whether the timestamps are the
 #       input's, and whether the PSNR is at least MIN_DB
+#   torch-check.sh part BUILDDIR SOURCE FILTER START END FROM TO
+#       a part of a video processed alone: FILTER on the frames of the lavfi
+#       graph SOURCE from FROM to TO (seconds; trim: the part and the frames
+#       around it that its outputs need), against FILTER on the whole
+#       SOURCE, both outputs cut to [START, END); print the part's frame
+#       count and timestamps, and whether its frames and timestamps are
+#       those of the whole (framecrc), exactly
 #   torch-check.sh frames FFMPEG ARGS...
 #       run ffmpeg ARGS (the input and filters) and print how many frames it
 #       writes, and their first and last timestamps
@@ -297,6 +304,30 @@ segments)
     compare_raw "$tmp.parts" "$tmp.whole" exact
     status=$?
     rm -f "$tmp.whole" "$tmp.1" "$tmp.2" "$tmp.parts"
+    exit $status
+    ;;
+part)
+    build=$1 source=$2 filter=$3 start=$4 end=$5 from=$6 to=$7
+    tmp=tests/data/fate/dnn-torch-part.$$
+    ff="$build/ffmpeg -nostdin -nostats -hide_banner -v error"
+    cut="trim=start=$start:end=$end"
+    out="-fps_mode passthrough -c:v rawvideo -f framecrc"
+    # shellcheck disable=SC2086 # $ff and $out are word lists
+    {
+        $ff -f lavfi -i "$source" -vf "$filter,$cut" $out "$tmp.whole" &&
+        $ff -f lavfi -i "$source" -vf "trim=start=$from:end=$to,$filter,$cut" $out "$tmp.part"
+    } || exit 1
+    awk -F', *' '$1 == "0" { n++; pts = pts (n > 1 ? " " : "") $2 }
+                 END { print "frames: " n "; pts: " pts }' "$tmp.part"
+    if cmp -s "$tmp.part" "$tmp.whole"; then
+        echo "part: the whole's frames and timestamps"
+        status=0
+    else
+        echo "part: not the whole's"
+        diff "$tmp.whole" "$tmp.part" | head -n 8 >&2
+        status=1
+    fi
+    rm -f "$tmp.whole" "$tmp.part"
     exit $status
     ;;
 frames)

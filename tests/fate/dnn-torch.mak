@@ -696,6 +696,24 @@ $(eval $(call FATE_DNN_TORCH_RESIZE_TEST,recurrent,dnn_processing=dnn_backend=to
 $(FATE_DNN_TORCH_RESIZE): $(DNN_TORCH_IFNET) $(DNN_TORCH_CLIP_RESIZE)
 FATE_DNN_TORCH += $(FATE_DNN_TORCH_RESIZE)
 
+# A part of a video processed alone, as one GPU of several would: given
+# the frames around it that its outputs need (a window's N/2 on each side;
+# an interpolation's next frame, and with fps the one before its first
+# output time), its output is frame for frame and timestamp for timestamp
+# the whole run's.  A recurrent model's part starts at a scene cut, where
+# the whole run's state starts again too.  Each against the whole run cut
+# to the same times (framecrc: checksums and timestamps).
+define FATE_DNN_TORCH_PART_TEST
+FATE_DNN_TORCH_PART += fate-dnn-torch-part-$(1)
+fate-dnn-torch-part-$(1): CMD = $$(DNN_TORCH_CHECK) part $(TARGET_PATH) "$(2),format=rgb24" "$(3)" $(4)
+endef
+$(eval $(call FATE_DNN_TORCH_PART_TEST,window,testsrc2=s=64x48:r=25:d=1.2,dnn_processing=dnn_backend=torch:model=$(DNN_TORCH_DIR)/fastdvd.pt:frames=5:sigma=0.1,0.4 0.8 0.32 0.88))
+$(eval $(call FATE_DNN_TORCH_PART_TEST,interpolate,testsrc2=s=64x48:r=25:d=1.2,dnn_interpolate=model=$(DNN_TORCH_DIR)/ifnet.pt:factor=2,0.4 0.8 0.4 0.84))
+$(eval $(call FATE_DNN_TORCH_PART_TEST,interpolate-fps,testsrc2=s=64x48:r=24000/1001:d=1.5,dnn_interpolate=model=$(DNN_TORCH_DIR)/ifnet.pt:fps=60,0.5 1.0 0.45 1.05))
+$(eval $(call FATE_DNN_TORCH_PART_TEST,recurrent,testsrc2=s=64x48:r=25:d=0.4[a];testsrc=s=64x48:r=25:d=0.4[b];[a][b]concat,dnn_processing=dnn_backend=torch:model=$(DNN_TORCH_DIR)/recurrent.pt:recurrent=1:scene=0.2,0.4 0.8 0.4 0.8))
+$(FATE_DNN_TORCH_PART): $(DNN_TORCH_IFNET)
+FATE_DNN_TORCH += $(FATE_DNN_TORCH_PART)
+
 # The models are made at test time by a Python with torch.  A build host
 # without one (a distribution building against a C++-only LibTorch) skips
 # these tests, and says so, rather than failing them; "make check" then
