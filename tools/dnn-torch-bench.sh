@@ -380,7 +380,8 @@ elapsed() {
 }
 
 # arch_compile ARCH: its weights and models/arch-ARCH-PREC.pt2 (fp16, or
-# fp32 where spandrel says it does not run in fp16), unless a package is
+# fp32 where spandrel says it does not run in fp16; arch-ARCH-PREC-static.pt2
+# for one of BENCH_ARCH_STATIC), unless a package is
 # there already; or $tmp/arch-ARCH.why, what its "arch" line says instead.
 # Several at once: each its own files
 arch_compile() {

@@ -316,8 +316,9 @@ part)
     {
         $ff -f lavfi -i "$source" -vf "$filter,$cut" $out "$tmp.whole" &&
         $ff -f lavfi -i "$source" -vf "trim=start=$from:end=$to,$filter,$cut" $out "$tmp.part"
-    } || exit 1
-    awk -F', *' '$1 == "0" { n++; pts = pts (n > 1 ? " " : "") $2 }
+    } || { rm -f "$tmp.whole" "$tmp.part"; exit 1; }
+    # framecrc: stream, dts, pts, duration, size, checksum
+    awk -F', *' '$1 == "0" { n++; pts = pts (n > 1 ? " " : "") $3 }
                  END { print "frames: " n "; pts: " pts }' "$tmp.part"
     if cmp -s "$tmp.part" "$tmp.whole"; then
         echo "part: the whole's frames and timestamps"
