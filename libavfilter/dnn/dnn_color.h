@@ -408,6 +408,26 @@ DNN_COLOR_FUNC void dnn_color_block(const DNNColorLayout *l, const DNNColorPlane
 }
 
 /**
+ * Component c of chroma sample (cx, cy) of dst, bilinearly between src's
+ * samples (cx, cy) and (xb, yb) at fractions fx, fy.  c is a constant at each
+ * call: a component index known only at run time makes clang's PTX copy the
+ * kernel's whole parameter block to local memory in every thread.
+ */
+DNN_COLOR_FUNC void dnn_color_bilinear_chroma(const DNNColorLayout *l, const DNNColorMatrix *m,
+                                              const DNNColorPlanes *dst, const DNNColorPlanes *src,
+                                              int c, int cx, int cy, int xb, int yb,
+                                              float fx, float fy)
+{
+    float top = dnn_color_read(l, src, c, cx, cy) * (1.0f - fx) +
+                dnn_color_read(l, src, c, xb, cy) * fx;
+    float bottom = dnn_color_read(l, src, c, cx, yb) * (1.0f - fx) +
+                   dnn_color_read(l, src, c, xb, yb) * fx;
+
+    dnn_color_write(l, dst, c, cx, cy,
+                    dnn_color_code(top * (1.0f - fy) + bottom * fy, m->max_code));
+}
+
+/**
  * Chroma sample (cx, cy) of dst, of the size of src, from src's chroma: the
  * same samples, or, where src is cropped at a phase (its chroma samples sit
  * off dst's by phase luma pixels), bilinearly between its two neighbours
@@ -428,14 +448,8 @@ DNN_COLOR_FUNC void dnn_color_keep_chroma(const DNNColorLayout *l, const DNNColo
     }
     xb = dnn_color_clampi(cx + 1, 0, dnn_color_chroma_width(l, src) - 1);
     yb = dnn_color_clampi(cy + 1, 0, dnn_color_chroma_height(l, src) - 1);
-    for (int c = DNN_COLOR_CB; c <= DNN_COLOR_CR; c++) {
-        float top = dnn_color_read(l, src, c, cx, cy) * (1.0f - fx) +
-                    dnn_color_read(l, src, c, xb, cy) * fx;
-        float bottom = dnn_color_read(l, src, c, cx, yb) * (1.0f - fx) +
-                       dnn_color_read(l, src, c, xb, yb) * fx;
-        dnn_color_write(l, dst, c, cx, cy,
-                        dnn_color_code(top * (1.0f - fy) + bottom * fy, m->max_code));
-    }
+    dnn_color_bilinear_chroma(l, m, dst, src, DNN_COLOR_CB, cx, cy, xb, yb, fx, fy);
+    dnn_color_bilinear_chroma(l, m, dst, src, DNN_COLOR_CR, cx, cy, xb, yb, fx, fy);
 }
 
 /**
