@@ -6,6 +6,7 @@
 #   make check-gpu    FATE tests that need a CUDA device (GPU_JOBS at a time, 1;
 #                     FATE_GPU="fate-X ..." runs those only)
 #   make check-refs   every FATE test of ours has its reference (no GPU needed)
+#   make check-ptx    our kernels' PTX needs no stack frame (ptxas; no GPU needed)
 #   make check-upstream  FFmpeg's own FATE tests that need no samples, and ours
 #   make install      install FFmpeg (--prefix etc. of ./configure; DESTDIR)
 #   make uninstall    remove what "make install" installed
@@ -45,7 +46,7 @@ ifeq ($(LIBTORCH_RPATH),no)
 RUN_ENV   = LD_LIBRARY_PATH=$(LIBTORCH)/lib$${LD_LIBRARY_PATH:+:$$LD_LIBRARY_PATH}
 endif
 
-.PHONY: all build prepare check check-gpu check-refs check-upstream demo bench architectures patches check-patches check-prefixes \
+.PHONY: all build prepare check check-gpu check-refs check-ptx check-upstream demo bench architectures patches check-patches check-prefixes \
 	dist install uninstall check-install lint clean distclean
 
 all: build
@@ -99,6 +100,11 @@ check-gpu: build
 # no GPU needed, nothing run)
 check-refs: $(FFCONFIG) $(LINKED)
 	@$(FATE_ENV) scripts/check-refs.sh $(BUILDDIR) $(FATE_CPU) $(FATE_GPU)
+
+# our kernels, as built (clang's PTX by default), keep their parameters and
+# locals in registers: ptxas -v, no GPU needed
+check-ptx: build
+	@scripts/check-ptx.sh $(BUILDDIR)
 
 # FFmpeg's "make fate" without samples (SAMPLES empty, FATE_SAMPLES ignored):
 # upstream's tests plus ours, which are part of FATE.
