@@ -11,7 +11,7 @@
 #
 # GPU_BUILD=carried builds nothing: build/ gets the clang-built ffmpeg and
 # its torch module that prepare-carry.sh brought, run on PYTHON's LibTorch
-# (the same torch release as here), and the only step is "bench".  A
+# (the same torch release as here), and the steps are "clang" and "bench".  A
 # machine's call is short, and the build takes 250-320 s of it.
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -40,14 +40,43 @@ fi
   for t in gcc g++ clang nvcc git; do printf '%s: ' $t; command -v $t || echo missing; done; } >"$out/machine.txt" 2>&1
 cat "$out/machine.txt"
 
+# LibTorch's libraries, of PYTHON's torch
+torch_lib() {
+    echo "$("$python" -c 'import os, torch; print(os.path.dirname(torch.__file__))')/lib"
+}
+
+# The kernels as clang compiles them (FFmpeg's default, cuda_llvm): the
+# ffmpeg prepare-carry.sh brought, on this machine's LibTorch, through the
+# colour test (every layout, matrix, range, siting, precision and size).
+clang_ptx() {
+    [ -x "$top/.carry/clang/ffmpeg" ] || { echo "no .carry/clang/ffmpeg: build here with clang first"; return 1; }
+    models=$top/build/tests/data/dnn-torch
+    # the test models, made here when no build made them
+    [ -f "$models/identity.pt" ] || "$python" "$top/tests/dnn/gen_torch_models.py" "$models" tests || return 1
+    lib=$(torch_lib):$top/.carry/clang/lib
+    LD_LIBRARY_PATH=$lib "$top/.carry/clang/ffmpeg" -version | head -n 1
+    LD_LIBRARY_PATH=$lib timeout 300 "$python" "$top/tests/dnn/color_check.py" \
+        "$top/.carry/clang/ffmpeg" "$models" "$top/build/clang-color" cuda --jobs 8
+}
+
+clang_step() {
+    start=$(date +%s)
+    clang_ptx >"$out/clang.log" 2>&1
+    echo "clang: exit $?, $(($(date +%s) - start)) s"; tail -2 "$out/clang.log"
+}
+
 if [ "${GPU_BUILD:-here}" = carried ]; then
-    [ "$steps" = bench ] || { echo "gpu-check: GPU_BUILD=carried runs the step bench alone" >&2; exit 1; }
+    for step in $steps; do
+        case $step in bench|clang) ;; *) echo "gpu-check: GPU_BUILD=carried runs the steps bench and clang only" >&2; exit 1 ;; esac
+    done
     [ -x .carry/clang/ffmpeg ] ||
         { echo "gpu-check: GPU_BUILD=carried: no .carry/clang/ffmpeg: build here with clang, then prepare-carry.sh" >&2; exit 1; }
     [ ! -f build/config.h ] || { echo "gpu-check: GPU_BUILD=carried would overwrite the build in build/" >&2; exit 1; }
     mkdir -p build && cp -f .carry/clang/ffmpeg .carry/clang/libavfilter-torch.so build/ || exit 1
-    torch_lib=$("$python" -c 'import os, torch; print(os.path.dirname(torch.__file__))')/lib
-    export LD_LIBRARY_PATH="$torch_lib:$top/.carry/clang/lib:$LD_LIBRARY_PATH"
+    case " $steps " in *" clang "*) clang_step ;; esac
+    case " $steps " in *" bench "*) ;; *) exit 0 ;; esac
+    LD_LIBRARY_PATH="$(torch_lib):$top/.carry/clang/lib:$LD_LIBRARY_PATH"
+    export LD_LIBRARY_PATH
     start=$(date +%s)
     # make bench's recipe, on build/ as it is
     TORCH_PYTHON=$python timeout 540 tools/dnn-torch-bench.sh build >build/bench.txt 2>"$out/bench.log"
@@ -108,26 +137,10 @@ examples() {
         -vf "dnn_processing=dnn_backend=torch:model=$m/nearest2x.pt,hwdownload,format=nv12" -f null - 2>&1 | tail -3
 }
 
-# The kernels as clang compiles them (FFmpeg's default, cuda_llvm): the
-# ffmpeg prepare-carry.sh brought, on this machine's LibTorch, through the
-# colour test (every layout, matrix, range, siting, precision and size).
-clang_ptx() {
-    [ -x "$top/.carry/clang/ffmpeg" ] || { echo "no .carry/clang/ffmpeg: build here with clang first"; return 1; }
-    torch_lib=$("$python" -c 'import os, torch; print(os.path.dirname(torch.__file__))')/lib
-    torch_lib=$torch_lib:$top/.carry/clang/lib
-    LD_LIBRARY_PATH=$torch_lib "$top/.carry/clang/ffmpeg" -version | head -n 1
-    LD_LIBRARY_PATH=$torch_lib timeout 300 "$python" "$top/tests/dnn/color_check.py" \
-        "$top/.carry/clang/ffmpeg" "$top/build/tests/data/dnn-torch" "$top/build/clang-color" cuda --jobs 8
-}
-
 for step in $steps; do
     start=$(date +%s)
     if [ "$step" = examples ]; then examples >"$out/examples.log" 2>&1; cat "$out/examples.log"; continue; fi
-    if [ "$step" = clang ]; then
-        clang_ptx >"$out/clang.log" 2>&1
-        echo "clang: exit $?, $(($(date +%s) - start)) s"; tail -2 "$out/clang.log"
-        continue
-    fi
+    if [ "$step" = clang ]; then clang_step; continue; fi
     timeout 450 make "$step" >"$out/$step.log" 2>&1
     echo "$step: exit $?, $(($(date +%s) - start)) s"; tail -4 "$out/$step.log"
 done
