@@ -128,6 +128,13 @@ against_eager() {
     exit $status
 }
 
+# the frame count and pts list of a framecrc (stream, dts, pts, duration,
+# size, checksum) of FILE, or of the standard input
+framecrc_pts() {
+    awk -F', *' '$1 == "0" { n++; pts = pts (n > 1 ? " " : "") $3 }
+                 END { print "frames: " n "; pts: " pts }' "$@"
+}
+
 # filter_frames SOURCE FILTER LAYOUT TMP: the rgb24 frames of the lavfi graph
 # SOURCE into TMP.in and their framecrc listing into TMP.in.crc; through
 # FILTER (LAYOUT: as CUDA frames of that layout) into TMP.out and
@@ -294,8 +301,7 @@ segments)
     # shellcheck disable=SC2086 # $ff and $pass are word lists
     {
         $ff -i "$whole" -vf "$chain" $pass -c:v rawvideo -f framecrc - |
-            awk -F', *' '$1 == "0" { n++; pts = pts (n > 1 ? " " : "") $2 }
-                         END { print "frames: " n "; pts: " pts }' &&
+            framecrc_pts &&
         $ff -i "$whole" -vf "$chain" $pass -f rawvideo -y "$tmp.whole" &&
         $ff -i "$first" -vf "trim=end_frame=$first_frames,$chain" $pass -f rawvideo -y "$tmp.1" &&
         $ff -i "$second" -vf "$chain" $pass -f rawvideo -y "$tmp.2"
@@ -317,9 +323,7 @@ part)
         $ff -f lavfi -i "$source" -vf "$filter,$cut" $out "$tmp.whole" &&
         $ff -f lavfi -i "$source" -vf "trim=start=$from:end=$to,$filter,$cut" $out "$tmp.part"
     } || { rm -f "$tmp.whole" "$tmp.part"; exit 1; }
-    # framecrc: stream, dts, pts, duration, size, checksum
-    awk -F', *' '$1 == "0" { n++; pts = pts (n > 1 ? " " : "") $3 }
-                 END { print "frames: " n "; pts: " pts }' "$tmp.part"
+    framecrc_pts "$tmp.part"
     if cmp -s "$tmp.part" "$tmp.whole"; then
         echo "part: the whole's frames and timestamps"
         status=0
