@@ -54,6 +54,7 @@ input's timestamps go back, which a framecrc listing does not show) or,
 with SCENE > 0, where the frame differs from the one before by more than
 SCENE.
 """
+import os
 import sys
 import warnings
 from fractions import Fraction
@@ -299,6 +300,7 @@ def randomised(model: torch.nn.Module, scale: float) -> torch.nn.Module:
 
 
 def make(outdir):
+    os.makedirs(outdir, exist_ok=True)  # as gen_torch_models.py: the README's command
     torch.manual_seed(17)
     ifnet = randomised(IFNetTiny(), 0.2)
     torch.jit.script(ifnet).save(outdir + "/ifnet.pt")
