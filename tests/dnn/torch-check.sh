@@ -44,6 +44,16 @@
 #       SOURCE, both outputs cut to [START, END); print the part's frame
 #       count and timestamps, and whether its frames and timestamps are
 #       those of the whole (framecrc), exactly
+#   torch-check.sh parts BUILDDIR PYTHON INPUT FILTER PARTS
+#       tools/dnn-torch-parts.py over the video file INPUT in PARTS parts
+#       (each an ffmpeg of its own, on the CPU; rawvideo, joined, the audio
+#       copied), against one ffmpeg over the whole (rawvideo, the audio
+#       copied), both in NUT; print the frame count and timestamps of the
+#       joined video, and whether its packets, video and audio, are the
+#       whole's (framecrc: checksums and timestamps), exactly
+#   torch-check.sh parts-fails PYTHON ARGS...
+#       run tools/dnn-torch-parts.py ARGS, which must fail: print its error
+#       and its exit code
 #   torch-check.sh frames FFMPEG ARGS...
 #       run ffmpeg ARGS (the input and filters) and print how many frames it
 #       writes, and their first and last timestamps
@@ -334,6 +344,37 @@ part)
     fi
     rm -f "$tmp.whole" "$tmp.part"
     exit $status
+    ;;
+parts)
+    build=$1 python=$2 input=$3 filter=$4 parts=$5
+    tmp=tests/data/fate/dnn-torch-parts.$$
+    ff="$build/ffmpeg -nostdin -nostats -hide_banner -v error"
+    # shellcheck disable=SC2086 # $ff is a word list
+    {
+        $ff -i "$input" -vf "$filter" -fps_mode passthrough -c:v rawvideo -c:a copy -f nut "$tmp.whole.nut" &&
+        $ff -i "$tmp.whole.nut" -map 0 -c copy -f framecrc "$tmp.whole" &&
+        "$python" "$src/tools/dnn-torch-parts.py" --ffmpeg "$build/ffmpeg" --devices cpu \
+            --parts "$parts" --encode "-c:v rawvideo" -i "$input" -vf "$filter" "$tmp.nut" >/dev/null &&
+        $ff -i "$tmp.nut" -map 0 -c copy -f framecrc "$tmp.parts"
+    } || { rm -f "$tmp.whole" "$tmp.whole.nut" "$tmp.nut" "$tmp.parts"; exit 1; }
+    framecrc_pts "$tmp.parts"
+    if cmp -s "$tmp.parts" "$tmp.whole"; then
+        echo "parts: the whole's frames and timestamps"
+        status=0
+    else
+        echo "parts: not the whole's"
+        diff "$tmp.whole" "$tmp.parts" | head -n 8 >&2
+        status=1
+    fi
+    rm -f "$tmp.whole" "$tmp.whole.nut" "$tmp.nut" "$tmp.parts"
+    exit $status
+    ;;
+parts-fails)
+    python=$1; shift
+    log=$("$python" "$src/tools/dnn-torch-parts.py" "$@" 2>&1 >/dev/null)
+    status=$?
+    printf '%s\n' "$log"
+    echo "exit code: $status"
     ;;
 frames)
     # the frames ffmpeg ARGS writes (framecrc of the first stream): count, first and last pts

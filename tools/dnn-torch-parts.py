@@ -1,0 +1,300 @@
+#!/usr/bin/env python3
+"""Run a filtergraph over a video in parts, one ffmpeg a GPU, and join them.
+
+    dnn-torch-parts.py [OPTION...] -i INPUT -vf FILTERS OUTPUT
+
+INPUT is cut at times between its frames into parts of about the same
+duration.  Each part runs in an ffmpeg of its own, on one GPU
+(CUDA_VISIBLE_DEVICES: FILTERS and the options say cuda, as for one GPU),
+given the frames around it that the filters' outputs need; it keeps the
+outputs of its own times (trim) and encodes them.  The parts are then
+joined without encoding again, INPUT's audio copied (its other streams
+are left out).  On the CPU the frames and their timestamps are exactly
+those of one ffmpeg over the whole video with the same options (make
+check: fate-dnn-torch-parts-*); each part's encoding starts with a key
+frame.  On a GPU the timestamps are exact and the frames as close to one
+run's as two runs of one command are to each other: with cudnn_benchmark=1
+(the default) cuDNN picks each convolution's algorithm by timing it, in
+each process, and two runs of one command differed in a few pixel codes.
+
+What a part needs around it, read from FILTERS: a dnn_processing window
+(frames=N), N/2 frames on each side; dnn_interpolate, the next frame, and
+with fps the frame before too.  A recurrent model (recurrent=1) carries its
+state over every frame before: it is refused, since a part would start from
+an empty state.  For other filters that look at several frames, --context
+gives the frames before and after.
+
+Options:
+  --devices LIST   the GPUs, comma-separated indices (default: those
+                   nvidia-smi -L lists); "cpu" runs a part with no GPU
+                   (CUDA_VISIBLE_DEVICES empty)
+  --parts N        the number of parts (default: one a device), given to
+                   the devices in turn and run at once
+  --hwaccel        decode each part with NVDEC on its GPU
+                   (-hwaccel cuda -hwaccel_output_format cuda)
+  --encode OPTS    the video encoder and its options, one argument
+                   ("-c:v hevc_nvenc -preset p5"; default: the output
+                   format's default encoder)
+  --context B,A    frames before and after a part that FILTERS need, at
+                   least (what is read from FILTERS is added)
+  --ffmpeg PATH    the ffmpeg to run (default: ffmpeg); ffprobe beside it
+                   lists INPUT's frames
+  --keep           keep the parts' files (OUTPUT.partK.nut) and the list
+                   that joins them
+
+Exit status 0, or 1 with an error on standard error: a part's ffmpeg
+failing (its last lines are printed), options FILTERS cannot be split with.
+"""
+import os
+import re
+import shlex
+import subprocess
+import sys
+from fractions import Fraction
+
+
+def die(msg):
+    sys.exit("dnn-torch-parts: error: " + msg)
+
+
+def parse_args(argv):
+    opts = {"devices": None, "parts": None, "hwaccel": False, "encode": [],
+            "context": (0, 0), "ffmpeg": "ffmpeg", "keep": False,
+            "input": None, "filters": None, "output": None}
+    i = 0
+    while i < len(argv):
+        a = argv[i]
+        value = argv[i + 1] if i + 1 < len(argv) else None
+        if a in ("-h", "--help"):
+            print(__doc__)
+            sys.exit(0)
+        if a in ("--hwaccel", "--keep"):
+            opts[a[2:]] = True
+            i += 1
+            continue
+        if a in ("--devices", "--parts", "--encode", "--context", "--ffmpeg", "-i", "-vf"):
+            if value is None:
+                die("%s needs a value" % a)
+            if a == "--devices":
+                opts["devices"] = [d.strip() for d in value.split(",") if d.strip()]
+                for d in opts["devices"]:
+                    if d != "cpu" and not d.isdigit():
+                        die("--devices %s: a GPU is its index (0, 1...) or cpu" % value)
+            elif a == "--parts":
+                if not value.isdigit() or int(value) < 1:
+                    die("--parts %s: a number of parts, 1 or more" % value)
+                opts["parts"] = int(value)
+            elif a == "--encode":
+                opts["encode"] = shlex.split(value)
+            elif a == "--context":
+                m = re.fullmatch(r"(\d+),(\d+)", value)
+                if not m:
+                    die("--context %s: frames before and after, as B,A" % value)
+                opts["context"] = (int(m.group(1)), int(m.group(2)))
+            elif a == "--ffmpeg":
+                opts["ffmpeg"] = value
+            elif a == "-i":
+                opts["input"] = value
+            else:
+                opts["filters"] = value
+            i += 2
+            continue
+        if a.startswith("-") or opts["output"] is not None:
+            die("unknown option or second output: %s (see --help)" % a)
+        opts["output"] = a
+        i += 1
+    for key, name in (("input", "-i INPUT"), ("filters", "-vf FILTERS"), ("output", "OUTPUT")):
+        if opts[key] is None:
+            die("%s is missing (see --help)" % name)
+    return opts
+
+
+def filter_options(filters, name):
+    """The options of each instance of filter name in filters, as dicts."""
+    found = []
+    for m in re.finditer(r"(?:^|[,;\]])\s*%s(?:@[\w.]+)?(?:=([^,;\[]*))?" % name, filters):
+        options = {}
+        for k, part in enumerate((m.group(1) or "").split(":")):
+            if "=" in part:
+                key, value = part.split("=", 1)
+                options[key.strip()] = value.strip()
+            elif part:
+                options["#%d" % k] = part
+        found.append(options)
+    return found
+
+
+def context(filters, given):
+    """Frames (before, after) a part needs around it, for filters."""
+    before, after = given
+    for o in filter_options(filters, "dnn_processing"):
+        if o.get("recurrent", "0") not in ("0", "false"):
+            die("a recurrent model (recurrent=1) carries its state over every frame "
+                "before: a part would start from an empty state; run it in one ffmpeg")
+        frames = o.get("frames", "1")
+        if not frames.isdigit():
+            die("dnn_processing frames=%s: the tool reads a number of frames" % frames)
+        frames = int(frames)
+        before += frames // 2
+        after += frames // 2
+    for o in filter_options(filters, "dnn_interpolate"):
+        after += 1
+        if "fps" in o:
+            before += 1
+    return before, after
+
+
+def probe(ffmpeg, path):
+    """INPUT's video frame times (seconds from its start, as ffmpeg's
+    timeline with -copyts -start_at_zero has them), sorted."""
+    ffprobe = os.path.join(os.path.dirname(ffmpeg), "ffprobe") if os.sep in ffmpeg else "ffprobe"
+    cmd = [ffprobe, "-v", "error", "-select_streams", "v:0", "-show_entries",
+           "format=start_time:packet=pts:stream=time_base", "-of", "compact=p=0:nk=0", path]
+    try:
+        out = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout
+    except FileNotFoundError:
+        die("no %s: it lists the input's frames" % ffprobe)
+    except subprocess.CalledProcessError as e:
+        die("%s failed on %s: %s" % (ffprobe, path, e.stderr.strip().splitlines()[-1:]))
+    tb, start, pts = None, Fraction(0), []
+    for line in out.splitlines():
+        fields = dict(f.split("=", 1) for f in line.split("|") if "=" in f)
+        if "time_base" in fields:
+            tb = Fraction(fields["time_base"])
+        if "start_time" in fields and fields["start_time"] not in ("N/A", ""):
+            start = Fraction(fields["start_time"])
+        if "pts" in fields and fields["pts"] not in ("N/A", ""):
+            pts.append(int(fields["pts"]))
+    if tb is None or not pts:
+        die("%s has no video frame with a timestamp" % path)
+    return sorted(p * tb - start for p in pts)
+
+
+def seconds(t):
+    """A time for ffmpeg's options: microseconds, exactly what ffmpeg parses."""
+    us = round(t * 1000000)
+    return "%s%d.%06d" % ("-" if us < 0 else "", abs(us) // 1000000, abs(us) % 1000000)
+
+
+def cut_points(times, parts):
+    """The frames' indices where each part starts, by duration, and the
+    boundaries: halfway between two frames, in microseconds."""
+    n = len(times)
+    if parts > n:
+        die("%d parts of %d frames" % (parts, n))
+    starts = [0]
+    for k in range(1, parts):
+        target = times[0] + (times[-1] - times[0]) * k / parts
+        i = next((j for j in range(n) if times[j] >= target), n - 1)
+        # at least a frame in this part, and one for each part after it
+        starts.append(min(max(i, starts[-1] + 1), n - (parts - k)))
+    bounds = [Fraction(round((times[i - 1] + times[i]) / 2 * 1000000), 1000000) for i in starts[1:]]
+    return starts, bounds
+
+
+def part_command(opts, k, starts, bounds, times, ctx, path):
+    before, after = ctx
+    n = len(times)
+    first = starts[k]
+    last = (starts[k + 1] if k + 1 < len(starts) else n) - 1
+    # one frame more on each side: a boundary lies halfway between two
+    # frames, where an interpolated output can fall (it is the later
+    # part's, made of the frame before the part); extra frames cost their
+    # decoding only, since their outputs are cut
+    lo, hi = max(first - before - 1, 0), min(last + after + 1, n - 1)
+    cmd = [opts["ffmpeg"], "-nostdin", "-hide_banner", "-v", "error"]
+    if opts["hwaccel"]:
+        cmd += ["-hwaccel", "cuda", "-hwaccel_output_format", "cuda"]
+    # read from halfway to the frame before the context (exact: ffmpeg drops
+    # the decoded frames before -ss) to halfway after the context
+    read = []
+    if lo > 0:
+        read.append("start=" + seconds((times[lo - 1] + times[lo]) / 2))
+        cmd += ["-ss", seconds((times[lo - 1] + times[lo]) / 2)]
+    if hi < n - 1:
+        read.append("end=" + seconds((times[hi] + times[hi + 1]) / 2))
+    cmd += ["-copyts", "-start_at_zero", "-i", opts["input"]]
+    keep = []
+    if k > 0:
+        keep.append("start=" + seconds(bounds[k - 1]))
+    if k < len(bounds):
+        keep.append("end=" + seconds(bounds[k]))
+    graph = opts["filters"]
+    if read:
+        graph = "trim=%s,%s" % (":".join(read), graph)
+    if keep:
+        graph = "%s,trim=%s" % (graph, ":".join(keep))
+    cmd += ["-vf", graph, "-map", "0:v:0", "-an", "-sn", "-dn", "-fps_mode", "passthrough"]
+    cmd += opts["encode"] + ["-f", "nut", "-y", path]
+    return cmd
+
+
+def devices_of(opts):
+    if opts["devices"]:
+        return opts["devices"]
+    try:
+        out = subprocess.run(["nvidia-smi", "-L"], capture_output=True, text=True).stdout
+    except FileNotFoundError:
+        out = ""
+    gpus = [str(i) for i, line in enumerate(l for l in out.splitlines() if l.startswith("GPU "))]
+    if not gpus:
+        die("no GPU listed by nvidia-smi -L: give --devices (cpu for parts without one)")
+    return gpus
+
+
+def main():
+    opts = parse_args(sys.argv[1:])
+    devices = devices_of(opts)
+    parts = opts["parts"] or len(devices)
+    ctx = context(opts["filters"], opts["context"])
+    times = probe(opts["ffmpeg"], opts["input"])
+    starts, bounds = cut_points(times, parts)
+    base = opts["output"]
+    paths = ["%s.part%d.nut" % (base, k) for k in range(parts)]
+    running = []
+    for k in range(parts):
+        env = dict(os.environ)
+        device = devices[k % len(devices)]
+        env["CUDA_VISIBLE_DEVICES"] = "" if device == "cpu" else device
+        cmd = part_command(opts, k, starts, bounds, times, ctx, paths[k])
+        running.append((k, device, subprocess.Popen(cmd, env=env, stderr=subprocess.PIPE, text=True)))
+    failed = False
+    for k, device, proc in running:
+        err = proc.communicate()[1]
+        if proc.returncode != 0:
+            failed = True
+            sys.stderr.write("dnn-torch-parts: error: part %d (device %s) failed, exit %d:\n%s"
+                             % (k, device, proc.returncode, "".join(err.splitlines(True)[-8:])))
+    listing = base + ".parts.ffconcat"
+    if not failed:
+        # each part's times are the input's (-copyts): inpoint its start and
+        # duration its length give every packet its own time back
+        with open(listing, "w") as f:
+            f.write("ffconcat version 1.0\n")
+            edges = [Fraction(0)] + bounds
+            for k, path in enumerate(paths):
+                f.write("file '%s'\n" % os.path.abspath(path).replace("'", "'\\''"))
+                f.write("inpoint %s\n" % seconds(edges[k]))
+                if k < len(bounds):
+                    f.write("duration %s\n" % seconds(bounds[k] - edges[k]))
+        join = [opts["ffmpeg"], "-nostdin", "-hide_banner", "-v", "error",
+                "-f", "concat", "-safe", "0", "-i", listing, "-i", opts["input"],
+                "-map", "0:v", "-map", "1:a?", "-c", "copy", "-y", opts["output"]]
+        result = subprocess.run(join, stderr=subprocess.PIPE, text=True)
+        if result.returncode != 0:
+            failed = True
+            sys.stderr.write("dnn-torch-parts: error: joining the parts failed, exit %d:\n%s"
+                             % (result.returncode, result.stderr))
+    if not opts["keep"]:
+        for path in paths + [listing]:
+            if os.path.exists(path):
+                os.remove(path)
+    if failed:
+        sys.exit(1)
+    sizes = [b - a for a, b in zip(starts, starts[1:] + [len(times)])]
+    print("dnn-torch-parts: %d frames in %d parts (%s), context %d before, %d after: %s"
+          % (len(times), parts, " ".join(map(str, sizes)), ctx[0], ctx[1], opts["output"]))
+
+
+if __name__ == "__main__":
+    main()
