@@ -33,8 +33,8 @@ Options:
   --hwaccel        decode each part with NVDEC on its GPU
                    (-hwaccel cuda -hwaccel_output_format cuda)
   --encode OPTS    the video encoder and its options, one argument
-                   ("-c:v hevc_nvenc -preset p5"; default: the output
-                   format's default encoder)
+                   ("-c:v hevc_nvenc -preset p5 -bf 0"; default: the
+                   output format's default encoder)
   --context B,A    frames before and after a part that FILTERS need, at
                    least (what is read from FILTERS is added)
   --ffmpeg PATH    the ffmpeg to run (default: ffmpeg); ffprobe beside it
@@ -42,8 +42,16 @@ Options:
   --keep           keep the parts' files (OUTPUT.partK.nut) and the list
                    that joins them
 
+Each part's encoder must not reorder frames (B-frames: -bf 0 where the
+encoder has them): a part would start decoding before the previous one
+ends, and the join would rewrite its decoding times; such parts are
+refused.  For such an encoder, encode the parts losslessly and the joined
+video once more.
+
 Exit status 0, or 1 with an error on standard error: a part's ffmpeg
-failing (its last lines are printed), options FILTERS cannot be split with.
+failing (its last lines are printed), FILTERS that cannot be run in parts
+(a recurrent model), parts that reorder frames, an input whose video
+packets carry no timestamps (a raw elementary stream: remux it first).
 """
 import os
 import re
@@ -128,7 +136,7 @@ def context(filters, given):
     """Frames (before, after) a part needs around it, for filters."""
     before, after = given
     for o in filter_options(filters, "dnn_processing"):
-        if o.get("recurrent", "0") not in ("0", "false"):
+        if o.get("recurrent", "0").lower() not in ("0", "false", "no", "off", "n", "disable"):
             die("a recurrent model (recurrent=1) carries its state over every frame "
                 "before: a part would start from an empty state; run it in one ffmpeg")
         frames = o.get("frames", "1")
@@ -144,30 +152,60 @@ def context(filters, given):
     return before, after
 
 
-def probe(ffmpeg, path):
-    """INPUT's video frame times (seconds from its start, as ffmpeg's
-    timeline with -copyts -start_at_zero has them), sorted."""
-    ffprobe = os.path.join(os.path.dirname(ffmpeg), "ffprobe") if os.sep in ffmpeg else "ffprobe"
-    cmd = [ffprobe, "-v", "error", "-select_streams", "v:0", "-show_entries",
-           "format=start_time:packet=pts:stream=time_base", "-of", "compact=p=0:nk=0", path]
+def ffprobe_of(ffmpeg):
+    return os.path.join(os.path.dirname(ffmpeg), "ffprobe") if os.sep in ffmpeg else "ffprobe"
+
+
+def probe_video(ffmpeg, path, entries):
+    """ffprobe's lines of path's first video stream: a dict each."""
+    ffprobe = ffprobe_of(ffmpeg)
+    cmd = [ffprobe, "-v", "error", "-select_streams", "v:0", "-show_entries", entries,
+           "-of", "compact=p=0:nk=0", path]
     try:
         out = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout
-    except FileNotFoundError:
-        die("no %s: it lists the input's frames" % ffprobe)
+    except OSError as e:
+        die("cannot run %s (it lists the input's frames): %s" % (ffprobe, e.strerror))
     except subprocess.CalledProcessError as e:
-        die("%s failed on %s: %s" % (ffprobe, path, e.stderr.strip().splitlines()[-1:]))
+        die("%s failed on %s: %s" % (ffprobe, path, " ".join(e.stderr.strip().splitlines()[-1:])))
+    return [dict(f.split("=", 1) for f in line.split("|") if "=" in f) for line in out.splitlines()]
+
+
+def probe(ffmpeg, path):
+    """INPUT's video frame times (seconds from the input's start, as
+    ffmpeg's timeline with -copyts -start_at_zero has them), sorted, and
+    that start (seconds)."""
     tb, start, pts = None, Fraction(0), []
-    for line in out.splitlines():
-        fields = dict(f.split("=", 1) for f in line.split("|") if "=" in f)
+    for fields in probe_video(ffmpeg, path, "format=start_time:packet=pts:stream=time_base"):
         if "time_base" in fields:
             tb = Fraction(fields["time_base"])
-        if "start_time" in fields and fields["start_time"] not in ("N/A", ""):
+        if fields.get("start_time", "N/A") != "N/A":
             start = Fraction(fields["start_time"])
-        if "pts" in fields and fields["pts"] not in ("N/A", ""):
+        if "pts" in fields:
+            if fields["pts"] == "N/A":
+                # a raw elementary stream: its frames' times come from the
+                # decoder only, and the cuts would be guesses
+                die("%s has video packets without a timestamp: remux it into a "
+                    "container first (ffmpeg -i IN -c copy OUT.mkv)" % path)
             pts.append(int(fields["pts"]))
     if tb is None or not pts:
-        die("%s has no video frame with a timestamp" % path)
-    return sorted(p * tb - start for p in pts)
+        die("%s has no video frame" % path)
+    return sorted(p * tb - start for p in pts), start
+
+
+def reorder_error(ffmpeg, paths):
+    """None, or why the parts cannot be joined: an encoder that reorders
+    frames (B-frames) starts each part with a decoding time before its
+    first frame's, at or before the previous part's last, and the join
+    would rewrite it.  Such a part has a packet whose time is before that
+    of the packet stored before it."""
+    for k, path in enumerate(paths):
+        pts = [int(f["pts"]) for f in probe_video(ffmpeg, path, "packet=pts")
+               if f.get("pts", "N/A") != "N/A"]
+        if any(b < a for a, b in zip(pts, pts[1:])):
+            return ("part %d's encoder reorders frames (B-frames), and the parts would not "
+                    "join in decoding order: encode without them (-bf 0), or losslessly "
+                    "and the joined video once more" % k)
+    return None
 
 
 def seconds(t):
@@ -247,7 +285,7 @@ def main():
     devices = devices_of(opts)
     parts = opts["parts"] or len(devices)
     ctx = context(opts["filters"], opts["context"])
-    times = probe(opts["ffmpeg"], opts["input"])
+    times, start = probe(opts["ffmpeg"], opts["input"])
     starts, bounds = cut_points(times, parts)
     base = opts["output"]
     paths = ["%s.part%d.nut" % (base, k) for k in range(parts)]
@@ -266,6 +304,10 @@ def main():
             sys.stderr.write("dnn-torch-parts: error: part %d (device %s) failed, exit %d:\n%s"
                              % (k, device, proc.returncode, "".join(err.splitlines(True)[-8:])))
     listing = base + ".parts.ffconcat"
+    why = None if failed else reorder_error(opts["ffmpeg"], paths)
+    if why:
+        failed = True
+        sys.stderr.write("dnn-torch-parts: error: %s\n" % why)
     if not failed:
         # each part's times are the input's (-copyts): inpoint its start and
         # duration its length give every packet its own time back
@@ -277,8 +319,11 @@ def main():
                 f.write("inpoint %s\n" % seconds(edges[k]))
                 if k < len(bounds):
                     f.write("duration %s\n" % seconds(bounds[k] - edges[k]))
-        join = [opts["ffmpeg"], "-nostdin", "-hide_banner", "-v", "error",
-                "-f", "concat", "-safe", "0", "-i", listing, "-i", opts["input"],
+        # the parts' times as they are (-copyts: not from the first video
+        # packet), the audio's from the input's start, as one run has both
+        join = [opts["ffmpeg"], "-nostdin", "-hide_banner", "-v", "error", "-copyts",
+                "-f", "concat", "-safe", "0", "-i", listing,
+                "-itsoffset", seconds(-start), "-i", opts["input"],
                 "-map", "0:v", "-map", "1:a?", "-c", "copy", "-y", opts["output"]]
         result = subprocess.run(join, stderr=subprocess.PIPE, text=True)
         if result.returncode != 0:
