@@ -22,6 +22,7 @@ ptxas=${PTXAS:-$(command -v ptxas || echo /usr/local/cuda/bin/ptxas)}
 failed=0 checked=0
 for cu in $("$top/scripts/our-files.sh" | grep '\.cu$'); do
     ptx=$builddir/${cu%.cu}.ptx
+    checked=$((checked + 1))
     [ -f "$ptx" ] || { echo "check-ptx: $ptx missing (build first)" >&2; failed=1; continue; }
     report=$("$ptxas" -arch=$arch -v -o /dev/null "$ptx" 2>&1) ||
         { echo "check-ptx: ptxas failed on $ptx:" >&2; echo "$report" >&2; failed=1; continue; }
@@ -44,7 +45,6 @@ for cu in $("$top/scripts/our-files.sh" | grep '\.cu$'); do
     else
         echo "check-ptx: $cu: $kernels kernels, no stack frame ($arch)"
     fi
-    checked=$((checked + 1))
 done
 [ $checked -gt 0 ] || { echo "check-ptx: no .cu file of ours" >&2; exit 1; }
 exit $failed

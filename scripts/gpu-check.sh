@@ -11,13 +11,14 @@
 #
 # GPU_BUILD=carried builds nothing: build/ gets the clang-built ffmpeg and
 # its torch module that prepare-carry.sh brought, run on PYTHON's LibTorch
-# (the same torch release as here), and the steps are "clang" and "bench".  A
+# (the same torch release as here), and the steps are "clang" and "bench"
+# (the default there; clang runs first).  A
 # machine's call is short, and the build takes 250-320 s of it.
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 python=$1
 out=${2:-$top/build/gpu-logs}
-steps=${3:-check check-gpu bench}
+if [ "${GPU_BUILD:-here}" = carried ]; then steps=${3:-clang bench}; else steps=${3:-check check-gpu bench}; fi
 mkdir -p "$out" && out=$(cd "$out" && pwd) || exit 1
 cd "$top" || exit 1
 export PATH="$top/.carry/bin:$PATH" LD_LIBRARY_PATH="$top/.carry/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
@@ -42,7 +43,8 @@ cat "$out/machine.txt"
 
 # LibTorch's libraries, of PYTHON's torch
 torch_lib() {
-    echo "$("$python" -c 'import os, torch; print(os.path.dirname(torch.__file__))')/lib"
+    dir=$("$python" -c 'import os, torch; print(os.path.dirname(torch.__file__))') || return 1
+    echo "$dir/lib"
 }
 
 # The kernels as clang compiles them (FFmpeg's default, cuda_llvm): the
@@ -53,16 +55,19 @@ clang_ptx() {
     models=$top/build/tests/data/dnn-torch
     # the test models, made here when no build made them
     [ -f "$models/identity.pt" ] || "$python" "$top/tests/dnn/gen_torch_models.py" "$models" tests || return 1
-    lib=$(torch_lib):$top/.carry/clang/lib
+    lib=$(torch_lib) || return 1
+    lib=$lib:$top/.carry/clang/lib
     LD_LIBRARY_PATH=$lib "$top/.carry/clang/ffmpeg" -version | head -n 1
     LD_LIBRARY_PATH=$lib timeout 300 "$python" "$top/tests/dnn/color_check.py" \
         "$top/.carry/clang/ffmpeg" "$models" "$top/build/clang-color" cuda --jobs 8
 }
 
 clang_step() {
-    start=$(date +%s)
+    clang_start=$(date +%s)
     clang_ptx >"$out/clang.log" 2>&1
-    echo "clang: exit $?, $(($(date +%s) - start)) s"; tail -2 "$out/clang.log"
+    clang_status=$?
+    echo "clang: exit $clang_status, $(($(date +%s) - clang_start)) s"; tail -2 "$out/clang.log"
+    return $clang_status
 }
 
 if [ "${GPU_BUILD:-here}" = carried ]; then
@@ -73,9 +78,12 @@ if [ "${GPU_BUILD:-here}" = carried ]; then
         { echo "gpu-check: GPU_BUILD=carried: no .carry/clang/ffmpeg: build here with clang, then prepare-carry.sh" >&2; exit 1; }
     [ ! -f build/config.h ] || { echo "gpu-check: GPU_BUILD=carried would overwrite the build in build/" >&2; exit 1; }
     mkdir -p build && cp -f .carry/clang/ffmpeg .carry/clang/libavfilter-torch.so build/ || exit 1
+    # the colour test first: its result does not wait for the bench
+    clang_status=0
     case " $steps " in *" clang "*) clang_step ;; esac
-    case " $steps " in *" bench "*) ;; *) exit 0 ;; esac
-    LD_LIBRARY_PATH="$(torch_lib):$top/.carry/clang/lib:$LD_LIBRARY_PATH"
+    case " $steps " in *" bench "*) ;; *) exit $clang_status ;; esac
+    lib=$(torch_lib) || exit 1
+    LD_LIBRARY_PATH="$lib:$top/.carry/clang/lib:$LD_LIBRARY_PATH"
     export LD_LIBRARY_PATH
     start=$(date +%s)
     # make bench's recipe, on build/ as it is
@@ -86,7 +94,7 @@ if [ "${GPU_BUILD:-here}" = carried ]; then
     [ $status = 0 ] || { tail -n 15 "$out/bench.log"; exit $status; }
     cat build/bench.txt
     scripts/bench-doc.sh build/bench.txt && cp -f doc/benchmarks.md "$out/"
-    exit
+    exit $clang_status
 fi
 
 cuda_compiler=
