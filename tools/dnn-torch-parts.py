@@ -13,9 +13,9 @@ are left out).  On the CPU the frames and their timestamps are exactly
 those of one ffmpeg over the whole video with the same options (make
 check: fate-dnn-torch-parts-*); each part's encoding starts with a key
 frame.  On a GPU the timestamps are exact and the frames as close to one
-run's as two runs of one command are to each other: with cudnn_benchmark=1
-(the default) cuDNN picks each convolution's algorithm by timing it, in
-each process, and two runs of one command differed in a few pixel codes.
+run's as two runs of one command are to each other: on an H200 two runs
+of one command differed in their first two frames (likely cuDNN's
+autotuner, cudnn_benchmark=1, choosing algorithms per process).
 
 What a part needs around it, read from FILTERS: a dnn_processing window
 (frames=N), N/2 frames on each side; dnn_interpolate, the next frame, and
