@@ -145,6 +145,18 @@ framecrc_pts() {
                  END { print "frames: " n "; pts: " pts }' "$@"
 }
 
+# same_framecrc LABEL WHOLE OTHER: print whether framecrc listing OTHER is
+# WHOLE's, exactly (the first differences go to stderr); status 0 if so
+same_framecrc() {
+    if cmp -s "$3" "$2"; then
+        echo "$1: the whole's frames and timestamps"
+        return 0
+    fi
+    echo "$1: not the whole's"
+    diff "$2" "$3" | head -n 8 >&2
+    return 1
+}
+
 # filter_frames SOURCE FILTER LAYOUT TMP: the rgb24 frames of the lavfi graph
 # SOURCE into TMP.in and their framecrc listing into TMP.in.crc; through
 # FILTER (LAYOUT: as CUDA frames of that layout) into TMP.out and
@@ -334,14 +346,8 @@ part)
         $ff -f lavfi -i "$source" -vf "trim=start=$from:end=$to,$filter,$cut" $out "$tmp.part"
     } || { rm -f "$tmp.whole" "$tmp.part"; exit 1; }
     framecrc_pts "$tmp.part"
-    if cmp -s "$tmp.part" "$tmp.whole"; then
-        echo "part: the whole's frames and timestamps"
-        status=0
-    else
-        echo "part: not the whole's"
-        diff "$tmp.whole" "$tmp.part" | head -n 8 >&2
-        status=1
-    fi
+    same_framecrc part "$tmp.whole" "$tmp.part"
+    status=$?
     rm -f "$tmp.whole" "$tmp.part"
     exit $status
     ;;
@@ -358,14 +364,8 @@ parts)
         $ff -i "$tmp.nut" -map 0 -c copy -f framecrc "$tmp.parts"
     } || { rm -f "$tmp.whole" "$tmp.whole.nut" "$tmp.nut" "$tmp.parts"; exit 1; }
     framecrc_pts "$tmp.parts"
-    if cmp -s "$tmp.parts" "$tmp.whole"; then
-        echo "parts: the whole's frames and timestamps"
-        status=0
-    else
-        echo "parts: not the whole's"
-        diff "$tmp.whole" "$tmp.parts" | head -n 8 >&2
-        status=1
-    fi
+    same_framecrc parts "$tmp.whole" "$tmp.parts"
+    status=$?
     rm -f "$tmp.whole" "$tmp.whole.nut" "$tmp.nut" "$tmp.parts"
     exit $status
     ;;
