@@ -12,10 +12,12 @@ joined without encoding again, INPUT's audio copied (its other streams
 are left out).  On the CPU the frames and their timestamps are exactly
 those of one ffmpeg over the whole video with the same options (make
 check: fate-dnn-torch-parts-*); each part's encoding starts with a key
-frame.  On a GPU the timestamps are exact and the frames as close to one
-run's as two runs of one command are to each other: on an H200 two runs
-of one command differed in their first two frames (likely cuDNN's
-autotuner, cudnn_benchmark=1, choosing algorithms per process).
+frame.  Each part runs its DNN filters with cudnn_benchmark=0 where
+FILTERS do not set it.  With cuDNN's autotuner on, each process times and
+chooses the convolutions' algorithms itself, and two runs of one command
+on a GPU gave different frames (a FastDVDnet-shaped window model on an
+H200: most frames); with it off they were bit-exact.  On a GPU the joined
+video is what one ffmpeg over the whole video with cudnn_benchmark=0 makes.
 
 What a part needs around it, read from FILTERS: a dnn_processing window
 (frames=N), N/2 frames on each side; dnn_interpolate, the next frame, and
@@ -152,6 +154,26 @@ def context(filters, given):
     return before, after
 
 
+# a DNN filter of FILTERS, and its options
+DNN_FILTER = re.compile(r"((?:^|[,;\]])\s*(?:dnn_processing|dnn_interpolate)(?:@[\w.]+)?)(?:=([^,;\[]*))?")
+
+
+def without_autotuner(filters):
+    """filters with cudnn_benchmark=0 in each torch DNN filter that does not
+    set it: every part, and so the whole, then runs the same algorithms."""
+    def add(m):
+        options = m.group(2)
+        if options is not None:
+            keys = [o.split("=", 1)[0].strip() for o in options.split(":")]
+            backend = [o.split("=", 1)[1].strip() for o in options.split(":")
+                       if o.split("=", 1)[0].strip() == "dnn_backend"]
+            if "cudnn_benchmark" in keys or backend[-1:] not in ([], ["torch"]):
+                return m.group(0)
+            return m.group(0) + ":cudnn_benchmark=0"
+        return m.group(0) + "=cudnn_benchmark=0"
+    return DNN_FILTER.sub(add, filters)
+
+
 def ffprobe_of(ffmpeg):
     return os.path.join(os.path.dirname(ffmpeg), "ffprobe") if os.sep in ffmpeg else "ffprobe"
 
@@ -257,7 +279,7 @@ def part_command(opts, k, starts, bounds, times, ctx, path):
         keep.append("start=" + seconds(bounds[k - 1]))
     if k < len(bounds):
         keep.append("end=" + seconds(bounds[k]))
-    graph = opts["filters"]
+    graph = without_autotuner(opts["filters"])
     if read:
         graph = "trim=%s,%s" % (":".join(read), graph)
     if keep:
