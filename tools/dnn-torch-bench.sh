@@ -53,15 +53,21 @@
 # an architecture starts, and a compile or bare run still going is stopped
 # ("arch NAME not-measured: out of the machine's time"), so that one run
 # ends within a machine's time;
-# BENCH_TEMPORAL (interpolate interpolate-graph interpolate-static
-# interpolate-static-graph interpolate-static-autotune-graph interpolate-x4
-# interpolate-x4-batch window window-graph), models of several frames, fp16 .pt2
+# BENCH_TEMPORAL (interpolate interpolate-graph
+# interpolate-inductor-graph interpolate-static interpolate-static-graph
+# interpolate-static-inductor-graph interpolate-static-bilinear-graph
+# interpolate-static-autotune-graph interpolate-x4 interpolate-x4-batch
+# window window-graph), models of several frames, fp16 .pt2
 # packages on NVDEC nv12 frames of the 1080p clip against the same package
 # bare on the same inputs: "interpolate", an IFNet sized like RIFE 4.6
 # (tests/dnn/temporal_models.py IFNetBench; its GFLOPs per frame printed)
 # through dnn_interpolate (factor 2: one model run per input frame, two
 # output frames; "interpolate-static", its package compiled for the clip's
 # size (export --static), "-autotune" with --autotune too;
+# "interpolate-inductor" and "interpolate-static-inductor", exported with
+# --aten-kernels none (grid_sample as Inductor's own kernels, not
+# LibTorch's), "interpolate-static-bilinear" with --aten-kernels
+# grid_sample,bilinear (bilinear resizing as LibTorch's kernel too);
 # "interpolate-x4", factor 4: three runs of one time per input frame, and "interpolate-x4-batch", the three times in one run of a
 # package exported with --batch 3, batch=3; "interpolate-fps-batch", the
 # same package at fps=60, runs of 1 to 3 times), and "window", FastDVDnet's
@@ -301,6 +307,17 @@ temporal_row() {
     interpolate-static) class=IFNetBench args='[]' inputs="--inputs pair --static ${w}x$h" bare_inputs=pair
                  filter="dnn_interpolate=precision=fp16" per_run=2 ;;
     interpolate-static-autotune) class=IFNetBench args='[]' inputs="--inputs pair --static ${w}x$h --autotune"
+                 bare_inputs=pair filter="dnn_interpolate=precision=fp16" per_run=2 ;;
+    # grid_sample and bilinear resizing as Inductor's own kernels, not
+    # LibTorch's (export --aten-kernels none), for any size and for the clip's
+    interpolate-inductor) class=IFNetBench args='[]' inputs="--inputs pair --aten-kernels none"
+                 bare_inputs=pair filter="dnn_interpolate=precision=fp16" per_run=2 ;;
+    interpolate-static-inductor) class=IFNetBench args='[]'
+                 inputs="--inputs pair --static ${w}x$h --aten-kernels none"
+                 bare_inputs=pair filter="dnn_interpolate=precision=fp16" per_run=2 ;;
+    # bilinear resizing as LibTorch's kernel too (experimental)
+    interpolate-static-bilinear) class=IFNetBench args='[]'
+                 inputs="--inputs pair --static ${w}x$h --aten-kernels grid_sample,bilinear"
                  bare_inputs=pair filter="dnn_interpolate=precision=fp16" per_run=2 ;;
     # factor 4: three model runs a pair, or one of the three times (batch=3)
     interpolate-x4) class=IFNetBench args='[]' inputs="--inputs pair" bare_inputs=pair package=interpolate
@@ -549,7 +566,7 @@ for a in ${BENCH_ARCHITECTURES:-}; do
 done
 
 : >"$tmp/temporal"
-for t in ${BENCH_TEMPORAL-interpolate interpolate-graph interpolate-static interpolate-static-graph interpolate-static-autotune-graph interpolate-x4 interpolate-x4-batch window window-graph}; do
+for t in ${BENCH_TEMPORAL-interpolate interpolate-graph interpolate-inductor-graph interpolate-static interpolate-static-graph interpolate-static-inductor-graph interpolate-static-bilinear-graph interpolate-static-autotune-graph interpolate-x4 interpolate-x4-batch window window-graph}; do
     temporal_row "$t"
 done
 

@@ -34,6 +34,15 @@ frame against them and runs no package without them.  By default height and
 width are dynamic (--min-size to --max-size); --static WxH compiles for one
 size: a package for the video's size is the faster one on a GPU, and
 --autotune picks the fastest kernels by timing them at compile time.
+In a CUDA package grid_sample stays LibTorch's own kernel (--aten-kernels):
+Inductor's, which it fuses into every consumer, repeat the gathers of each
+sample there, and are the slower ones for flow networks such as RIFE's
+IFNet (doc/benchmarks.md).  Bilinear resizing can stay LibTorch's too
+(--aten-kernels grid_sample,bilinear), which is experimental: on an H200
+it took an IFNet sized like RIFE 4.6 from 321 runs a second to 512, its
+frames as close to TorchScript's as with Inductor's kernels, but a small
+test IFNet's fp16 CUDA package made wrong frames, for a reason not yet
+found.
 CPU packages hold code for the CPU they are compiled on; CUDA ones
 kernels for the GPU's architecture (its compute capability, recorded in
 ffmpeg_dnn_cuda_capability and checked by the backend).
@@ -44,6 +53,7 @@ packages crashes), and what it takes and the largest error are printed.
 Exit status: 0, or 1 with a message.
 """
 import argparse
+import contextlib
 import importlib
 import importlib.util
 import json
@@ -353,7 +363,105 @@ def sizes_compiled(program, dims, sizes, args):
             sizes[name] = (lo, hi)
 
 
+# --aten-kernels: the operations of each name, as torch.export and Inductor see them
+ATEN_KERNELS = {
+    "grid_sample": ("grid_sampler_2d.default",),
+    "bilinear": ("upsample_bilinear2d.vec", "upsample_bilinear2d.default",
+                 "upsample_bilinear2d.out"),
+}
+
+
+def parse_aten_kernels(text):
+    if text == "auto":
+        return None
+    names = [] if text == "none" else [n for n in text.split(",") if n]
+    for name in names:
+        if name not in ATEN_KERNELS:
+            raise argparse.ArgumentTypeError("%r is not one of %s, or none" % (
+                name, ", ".join(ATEN_KERNELS)))
+    return tuple(names)
+
+
+def bilinear_by_size(x, output_size, align_corners, scale_factors):
+    """upsample_bilinear2d.vec as a call of the operation for an output
+    size, the size computed as PyTorch's decomposition does."""
+    from torch._decomp.decompositions import upsample_compute_output_size
+    size = upsample_compute_output_size(x.size(), output_size, scale_factors)
+    scales = scale_factors if scale_factors else (None, None)
+    return torch.ops.aten.upsample_bilinear2d.default(x, size, align_corners, *scales)
+
+
+@contextlib.contextmanager
+def aten_kernels(names):
+    """Within it, torch.export and Inductor keep the operations of names
+    as calls of LibTorch's kernels (a package runs them through its proxy
+    executor): Inductor decomposes them otherwise, into loads it inlines in
+    every consumer, which repeat the gathers of a bilinear sample per
+    channel and per consumer.  Inductor's decomposition table and the
+    operations' Python decompositions are put back on the way out; the
+    compile cache is bypassed, since its key does not see them."""
+    from torch._C import DispatchKey
+    from torch._inductor import config as inductor_config
+    from torch._inductor import decomposition
+    ops = [getattr(getattr(torch.ops.aten, name.split(".")[0]), name.split(".")[1])
+           for kernel in names for name in ATEN_KERNELS[kernel]]
+    taken = {op: decomposition.decompositions.pop(op) for op in ops
+             if op in decomposition.decompositions}
+    keys = (DispatchKey.CompositeImplicitAutograd, DispatchKey.Autograd)
+    python_kernels = [(op, key, op.py_kernels.pop(key)) for op in ops for key in keys
+                      if key in op.py_kernels]
+    if "bilinear" in names:
+        # the size given as scale factors computed here, where it stays
+        # symbolic (LibTorch's own computation would fix it to the example's)
+        for key in keys:
+            torch.ops.aten.upsample_bilinear2d.vec.py_kernels[key] = bilinear_by_size
+    for op in ops:
+        op._dispatch_cache.clear()
+    decomposition.fast_random_decomps.cache_clear()
+    cache = inductor_config.fx_graph_cache
+    inductor_config.fx_graph_cache = cache and not ops
+    try:
+        yield
+    finally:
+        inductor_config.fx_graph_cache = cache
+        decomposition.decompositions.update(taken)
+        for key in keys:
+            torch.ops.aten.upsample_bilinear2d.vec.py_kernels.pop(key, None)
+        for op, key, kernel in python_kernels:
+            op.py_kernels[key] = kernel
+        for op in ops:
+            op._dispatch_cache.clear()
+        decomposition.fast_random_decomps.cache_clear()
+
+
 def export_pt2(module, inputs, sizes, args, memory_format):
+    with aten_kernels(args.aten_kernels):
+        metadata = export_pt2_programs(module, inputs, sizes, args, memory_format)
+    if args.aten_kernels:
+        calls = package_aten_calls(args.output)
+        print("LibTorch's kernels the package calls: %s" % (", ".join(
+            "%s x%d" % (name, calls[name]) for name in sorted(calls)) or "none"))
+    return metadata
+
+
+def package_aten_calls(path):
+    """How many times the package calls each operation of --aten-kernels
+    (its wrappers' lists of calls through the proxy executor)."""
+    import zipfile
+    wanted = {name.split(".")[0] for kernel in ATEN_KERNELS.values() for name in kernel}
+    calls = {}
+    with zipfile.ZipFile(path) as package:
+        for entry in package.namelist():
+            if not entry.endswith(".wrapper.json"):
+                continue
+            for node in json.loads(package.read(entry)).get("nodes", []):
+                name = node.get("node", {}).get("target", "").replace("aten::", "")
+                if name in wanted:
+                    calls[name] = calls.get(name, 0) + 1
+    return calls
+
+
+def export_pt2_programs(module, inputs, sizes, args, memory_format):
     # first: torch.export may narrow the size ranges recorded below
     programs = {"model": export_program(module, inputs, sizes, args)}
     if args.inputs[0] == "recurrent":
@@ -663,6 +771,13 @@ def make_parser():
                         help="time the candidate kernels of convolutions and matrix "
                         "products (Triton templates, cuDNN...) on this machine and keep the "
                         "fastest (Inductor's max_autotune): a longer compile")
+    parser.add_argument("--aten-kernels", type=parse_aten_kernels, default=None,
+                        metavar="LIST", help="operations a package leaves to LibTorch's "
+                        "kernels: a comma list of %s (experimental on CUDA), or none, or "
+                        "auto (the default: grid_sample for --device cuda, none for cpu); "
+                        "Inductor's own kernels for them, fused into their consumers, are "
+                        "the slower ones on a GPU for flow networks such as RIFE's IFNet"
+                        % ", ".join(ATEN_KERNELS))
     parser.add_argument("--min-size", type=int, default=16,
                         help="smallest height and width (dynamic sizes)")
     parser.add_argument("--max-size", default="7680x4320", metavar="WxH",
@@ -695,6 +810,14 @@ def main():
         fail("--batch is for --inputs pair, from 2 to 16")
     if args.batch != 1 and args.static:
         fail("--batch exports a batch of 1 to N times for dynamic sizes: leave --static out")
+    if args.aten_kernels is not None and args.format != "pt2":
+        fail("--aten-kernels is for .pt2 packages (Inductor's compile)")
+    if args.aten_kernels is None:
+        args.aten_kernels = ("grid_sample",) if args.device == "cuda" else ()
+    if "bilinear" in args.aten_kernels and args.device == "cuda":
+        print("warning: --aten-kernels bilinear is experimental on CUDA: a test IFNet's fp16 "
+              "package made wrong frames with it on an H200; check the package's frames "
+              "against the module's")
     if args.channels is not None and args.channels < 1:
         fail("--channels must be positive")
     dtype = DTYPES[args.precision]

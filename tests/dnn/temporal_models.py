@@ -151,8 +151,8 @@ class IFNetBench(torch.nn.Module):
     """An IFNet sized like RIFE 4.6, for make bench: four blocks at 1/8,
     1/4, 1/2 and 1/1 of the frame (c = 192, 128, 96, 64), each refining the
     flow and mask of the one before from the frames warped by it; the two
-    frames warped and blended.  Sizes are padded to a multiple of 32 inside
-    (1920x1080 runs as 1920x1088) and the result cropped back."""
+    frames warped and blended.  Any size: each block resizes its input to
+    its scale and its flow and mask back to the frame's size."""
 
     def __init__(self, channels=(192, 128, 96, 64)):
         super().__init__()

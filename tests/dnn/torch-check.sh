@@ -69,8 +69,9 @@
 #       like error, at the verbose level, the lines of the CUDA graphs only
 #       (cuda_graph=1: each capture and its inputs' shapes)
 #   torch-check.sh export PYTHON ARGS...
-#       run tools/dnn-torch-export.py ARGS and print its warnings and errors
-#       and its exit code
+#       run tools/dnn-torch-export.py ARGS and print its warnings and errors,
+#       what LibTorch kernels its package calls (--aten-kernels), and its
+#       exit code
 #   torch-check.sh compile-error PYTHON ARGS...
 #       the same, with a C++ compiler that fails on every source file
 #       (tests/dnn/failing-cxx.sh, for AOTInductor's compile of a .pt2), and
@@ -193,7 +194,7 @@ error|warning|log|graphs)
     ;;
 export|compile-error)
     python=$1; shift
-    lines='^(warning|error):' cache=
+    lines="^(warning|error|LibTorch's kernels the package calls):" cache=
     if [ "$mode" = compile-error ]; then
         # a cache of its own: nothing compiled earlier is taken instead
         cache=$(mktemp -d)

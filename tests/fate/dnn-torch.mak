@@ -497,6 +497,24 @@ fate-dnn-torch-interpolate-batch-error-model: CMD = $(DNN_TORCH_CHECK) fails "wi
 FATE_DNN_TORCH_INTERPOLATE += fate-dnn-torch-interpolate-export-error-batch
 fate-dnn-torch-interpolate-export-error-batch: CMD = $(DNN_TORCH_CHECK) export $(TORCH_PYTHON) \
     $(SRC_PATH)/tests/dnn/gen_torch_models.py:SmallConv $(DNN_TORCH_DATA)/x.pt2 --batch 3
+# --aten-kernels (the default for CUDA packages): the package calls
+# LibTorch's grid_sample and bilinear resizing, the sizes still dynamic, and
+# gives the TorchScript file's frames
+FATE_DNN_TORCH_INTERPOLATE += fate-dnn-torch-interpolate-export-aten-kernels
+fate-dnn-torch-interpolate-export-aten-kernels: $(DNN_TORCH_IFNET)
+fate-dnn-torch-interpolate-export-aten-kernels: CMD = $(DNN_TORCH_CHECK) export $(TORCH_PYTHON) \
+    $(SRC_PATH)/tests/dnn/temporal_models.py:IFNetTiny $(DNN_TORCH_DATA)/ifnet-aten-export.pt2 \
+    --checkpoint $(DNN_TORCH_DATA)/ifnet.state.pt --inputs pair --aten-kernels grid_sample,bilinear --no-simd
+DNN_TORCH_IFNET_ATEN_PT2 = $(DNN_TORCH_DATA)/ifnet-aten.pt2
+$(DNN_TORCH_IFNET_ATEN_PT2): $(DNN_TORCH_IFNET) $(SRC_PATH)/tools/dnn-torch-export.py
+	$(M)unset CC CXX && $(TORCH_PYTHON) $(SRC_PATH)/tools/dnn-torch-export.py $(SRC_PATH)/tests/dnn/temporal_models.py:IFNetTiny \
+	    $@ --checkpoint $(DNN_TORCH_DATA)/ifnet.state.pt --inputs pair --aten-kernels grid_sample,bilinear \
+	    --no-simd --channels-last on >$@.log
+FATE_DNN_TORCH_INTERPOLATE += fate-dnn-torch-interpolate-aten-pt2
+fate-dnn-torch-interpolate-aten-pt2: $(DNN_TORCH_IFNET_ATEN_PT2)
+fate-dnn-torch-interpolate-aten-pt2: CMD = $(DNN_TORCH_CHECK) compare $(TARGET_PATH) 50 \
+    -f lavfi -i testsrc2=s=63x47:r=24000/1001:d=0.5,format=rgb24 -vf dnn_interpolate=model=$(DNN_TORCH_DIR)/ifnet-aten.pt2:fps=60 -- \
+    -f lavfi -i testsrc2=s=63x47:r=24000/1001:d=0.5,format=rgb24 -vf dnn_interpolate=model=$(DNN_TORCH_DIR)/ifnet.pt:fps=60
 FATE_DNN_TORCH_INTERPOLATE += fate-dnn-torch-interpolate-export-one-frame
 fate-dnn-torch-interpolate-export-one-frame: CMD = $(DNN_TORCH_CHECK) export $(TORCH_PYTHON) \
     $(SRC_PATH)/tests/dnn/gen_torch_models.py:SmallConv $(DNN_TORCH_DATA)/x.pt --inputs pair --format torchscript
