@@ -66,8 +66,9 @@
 # size (export --static), "-autotune" with --autotune too;
 # "interpolate-inductor" and "interpolate-static-inductor", exported with
 # --aten-kernels none (grid_sample as Inductor's own kernels, not
-# LibTorch's), "interpolate-static-bilinear" with --aten-kernels
-# grid_sample,bilinear (bilinear resizing as LibTorch's kernel too);
+# LibTorch's), "interpolate-bilinear" and "interpolate-static-bilinear"
+# with --aten-kernels grid_sample,bilinear (bilinear resizing as
+# LibTorch's kernel too, experimental);
 # "interpolate-x4", factor 4: three runs of one time per input frame, and "interpolate-x4-batch", the three times in one run of a
 # package exported with --batch 3, batch=3; "interpolate-fps-batch", the
 # same package at fps=60, runs of 1 to 3 times), and "window", FastDVDnet's
@@ -316,6 +317,8 @@ temporal_row() {
                  inputs="--inputs pair --static ${w}x$h --aten-kernels none"
                  bare_inputs=pair filter="dnn_interpolate=precision=fp16" per_run=2 ;;
     # bilinear resizing as LibTorch's kernel too (experimental)
+    interpolate-bilinear) class=IFNetBench args='[]' inputs="--inputs pair --aten-kernels grid_sample,bilinear"
+                 bare_inputs=pair filter="dnn_interpolate=precision=fp16" per_run=2 ;;
     interpolate-static-bilinear) class=IFNetBench args='[]'
                  inputs="--inputs pair --static ${w}x$h --aten-kernels grid_sample,bilinear"
                  bare_inputs=pair filter="dnn_interpolate=precision=fp16" per_run=2 ;;
@@ -346,13 +349,16 @@ temporal_row() {
     [ "$format" = torchscript ] && filter="$filter:optimize=1"
     pt2=models/temporal-$package-fp16.pt2
     [ "$format" = torchscript ] && pt2=models/temporal-$package-fp16.pt
-    if [ ! -f "$pt2" ]; then
+    # made again when its options or the export tool (its defaults) change
+    made_by="$inputs $format $(sha256sum <"$src/tools/dnn-torch-export.py" | cut -c1-16)"
+    if [ ! -f "$pt2" ] || [ "$(cat "$pt2.made-by" 2>/dev/null)" != "$made_by" ]; then
         echo "compiling $pt2" >&2
         # shellcheck disable=SC2086  # $inputs: the tool's options
         run "exporting $pt2" "$python" "$src/tools/dnn-torch-export.py" \
             "$src/tests/dnn/temporal_models.py:$class" "$pt2.tmp.${pt2##*.}" --args "$args" $inputs \
             --format "$format" --min-size 64 --device cuda --precision fp16 --no-check
         mv "$pt2.tmp.${pt2##*.}" "$pt2"
+        echo "$made_by" >"$pt2.made-by"
     fi
     # a TorchScript file says nothing of its inputs: the bare tool is told
     export BARE_INPUTS="$bare_inputs"

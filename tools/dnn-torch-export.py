@@ -38,11 +38,11 @@ In a CUDA package grid_sample stays LibTorch's own kernel (--aten-kernels):
 Inductor's, which it fuses into every consumer, repeat the gathers of each
 sample there, and are the slower ones for flow networks such as RIFE's
 IFNet (doc/benchmarks.md).  Bilinear resizing can stay LibTorch's too
-(--aten-kernels grid_sample,bilinear), which is experimental: on an H200
-it took an IFNet sized like RIFE 4.6 from 321 runs a second to 512, its
-frames as close to TorchScript's as with Inductor's kernels, but a small
-test IFNet's fp16 CUDA package made wrong frames, for a reason not yet
-found.
+(--aten-kernels grid_sample,bilinear), which is experimental: with both,
+an IFNet sized like RIFE 4.6 ran on an H200 at 512 runs a second against
+319 (bare, a package for 1080p), its frames as close to TorchScript's as
+with Inductor's kernels, but a small test IFNet's fp16 CUDA package made
+wrong frames, for a reason not yet found.
 CPU packages hold code for the CPU they are compiled on; CUDA ones
 kernels for the GPU's architecture (its compute capability, recorded in
 ffmpeg_dnn_cuda_capability and checked by the backend).
@@ -363,10 +363,11 @@ def sizes_compiled(program, dims, sizes, args):
             sizes[name] = (lo, hi)
 
 
-# --aten-kernels: the operations of each name, as torch.export and Inductor see them
+# --aten-kernels: the operations of each name, as torch.export and Inductor
+# see them; the first is the one the package calls
 ATEN_KERNELS = {
     "grid_sample": ("grid_sampler_2d.default",),
-    "bilinear": ("upsample_bilinear2d.vec", "upsample_bilinear2d.default",
+    "bilinear": ("upsample_bilinear2d.default", "upsample_bilinear2d.vec",
                  "upsample_bilinear2d.out"),
 }
 
@@ -374,12 +375,17 @@ ATEN_KERNELS = {
 def parse_aten_kernels(text):
     if text == "auto":
         return None
-    names = [] if text == "none" else [n for n in text.split(",") if n]
+    names = [] if text == "none" else text.split(",")
     for name in names:
         if name not in ATEN_KERNELS:
-            raise argparse.ArgumentTypeError("%r is not one of %s, or none" % (
+            raise argparse.ArgumentTypeError("%r is not one of %s, none or auto" % (
                 name, ", ".join(ATEN_KERNELS)))
     return tuple(names)
+
+
+def aten_op(name):
+    packet, overload = name.split(".")
+    return getattr(getattr(torch.ops.aten, packet), overload)
 
 
 def bilinear_by_size(x, output_size, align_corners, scale_factors):
@@ -396,15 +402,14 @@ def aten_kernels(names):
     """Within it, torch.export and Inductor keep the operations of names
     as calls of LibTorch's kernels (a package runs them through its proxy
     executor): Inductor decomposes them otherwise, into loads it inlines in
-    every consumer, which repeat the gathers of a bilinear sample per
-    channel and per consumer.  Inductor's decomposition table and the
-    operations' Python decompositions are put back on the way out; the
-    compile cache is bypassed, since its key does not see them."""
+    every consumer, which repeat the gathers of a sample per channel and
+    per consumer.  Their entries in Inductor's decomposition table, their
+    Python decompositions and Inductor's lowerings of them are put back on
+    the way out."""
     from torch._C import DispatchKey
-    from torch._inductor import config as inductor_config
-    from torch._inductor import decomposition
-    ops = [getattr(getattr(torch.ops.aten, name.split(".")[0]), name.split(".")[1])
-           for kernel in names for name in ATEN_KERNELS[kernel]]
+    from torch._inductor import decomposition, lowering
+    ops = [aten_op(name) for kernel in names for name in ATEN_KERNELS[kernel]]
+    called = [aten_op(ATEN_KERNELS[kernel][0]) for kernel in names]
     taken = {op: decomposition.decompositions.pop(op) for op in ops
              if op in decomposition.decompositions}
     keys = (DispatchKey.CompositeImplicitAutograd, DispatchKey.Autograd)
@@ -418,12 +423,25 @@ def aten_kernels(names):
     for op in ops:
         op._dispatch_cache.clear()
     decomposition.fast_random_decomps.cache_clear()
-    cache = inductor_config.fx_graph_cache
-    inductor_config.fx_graph_cache = cache and not ops
+    # the lowering Inductor would make itself for an operation it has no
+    # decomposition of (layout as it is), but without its check that no
+    # decomposition exists anywhere, which fails where CI is set
+    lowered = [(op, lowering.lowerings.get(op), op in lowering.fallbacks,
+                op in lowering.needs_realized_inputs) for op in called]
+    for op in called:
+        lowering.make_fallback(op, warn=False)
     try:
         yield
     finally:
-        inductor_config.fx_graph_cache = cache
+        for op, lower, fallback, realized in lowered:
+            if lower is None:
+                lowering.lowerings.pop(op, None)
+            else:
+                lowering.lowerings[op] = lower
+            if not fallback:
+                lowering.fallbacks.discard(op)
+            if not realized:
+                lowering.needs_realized_inputs.discard(op)
         decomposition.decompositions.update(taken)
         for key in keys:
             torch.ops.aten.upsample_bilinear2d.vec.py_kernels.pop(key, None)
@@ -437,16 +455,18 @@ def aten_kernels(names):
 def export_pt2(module, inputs, sizes, args, memory_format):
     with aten_kernels(args.aten_kernels):
         metadata = export_pt2_programs(module, inputs, sizes, args, memory_format)
-    if args.aten_kernels:
-        calls = package_aten_calls(args.output)
-        print("LibTorch's kernels the package calls: %s" % (", ".join(
-            "%s x%d" % (name, calls[name]) for name in sorted(calls)) or "none"))
+    calls = package_aten_calls(args.output) if args.aten_kernels else {}
+    # said when asked for, or where there are some (a CUDA package by default)
+    if calls or args.aten_kernels_given:
+        print("LibTorch's kernels the package calls (call sites): %s" % (
+            ", ".join("%s x%d" % (name, calls[name]) for name in sorted(calls)) or "none"))
     return metadata
 
 
 def package_aten_calls(path):
-    """How many times the package calls each operation of --aten-kernels
-    (its wrappers' lists of calls through the proxy executor)."""
+    """How many places of the package's programs call each operation of
+    --aten-kernels, all programs together (their wrappers' lists of calls
+    through the proxy executor)."""
     import zipfile
     wanted = {name.split(".")[0] for kernel in ATEN_KERNELS.values() for name in kernel}
     calls = {}
@@ -810,8 +830,9 @@ def main():
         fail("--batch is for --inputs pair, from 2 to 16")
     if args.batch != 1 and args.static:
         fail("--batch exports a batch of 1 to N times for dynamic sizes: leave --static out")
-    if args.aten_kernels is not None and args.format != "pt2":
+    if args.aten_kernels and args.format != "pt2":
         fail("--aten-kernels is for .pt2 packages (Inductor's compile)")
+    args.aten_kernels_given = args.aten_kernels is not None
     if args.aten_kernels is None:
         args.aten_kernels = ("grid_sample",) if args.device == "cuda" else ()
     if "bilinear" in args.aten_kernels and args.device == "cuda":

@@ -16,8 +16,10 @@ frame.  Each part runs its DNN filters with cudnn_benchmark=0 where
 FILTERS do not set it.  With cuDNN's autotuner on, each process times and
 chooses the convolutions' algorithms itself, and two runs of one command
 on a GPU gave different frames (a FastDVDnet-shaped window model on an
-H200: most frames); with it off they were bit-exact.  On a GPU the joined
-video is what one ffmpeg over the whole video with cudnn_benchmark=0 makes.
+H200: most frames); with it off they were bit-exact, and three parts on
+one GPU joined were bit-exact with one ffmpeg over the whole video with
+cudnn_benchmark=0 (parts on several GPUs of one model are expected to be
+so too; not measured).
 
 What a part needs around it, read from FILTERS: a dnn_processing window
 (frames=N), N/2 frames on each side; dnn_interpolate, the next frame, and
@@ -119,19 +121,75 @@ def parse_args(argv):
     return opts
 
 
+def split_unquoted(text, separators):
+    """text cut at each of separators outside quotes ('...') and not
+    escaped (a backslash), as FFmpeg's parsers cut it: (start, end) each."""
+    pieces, start, i, quoted = [], 0, 0, False
+    while i < len(text):
+        c = text[i]
+        if quoted:
+            quoted = c != "'"
+        elif c == "\\":
+            i += 1
+        elif c == "'":
+            quoted = True
+        elif c in separators:
+            pieces.append((start, i))
+            start = i + 1
+        i += 1
+    pieces.append((start, len(text)))
+    return pieces
+
+
+def graph_filters(filters):
+    """Each filter of the filtergraph filters: its name (without @id) and
+    the span of its options' text (start, end), or (where they would go,
+    None) for a filter given none."""
+    found = []
+    for start, end in split_unquoted(filters, ",;"):
+        spec = filters[start:end]
+        # link labels before it
+        i = 0
+        while i < len(spec) and (spec[i].isspace() or spec[i] == "["):
+            i = spec.index("]", i) + 1 if spec[i] == "[" and "]" in spec[i:] else i + 1
+        name_end = i
+        while name_end < len(spec) and spec[name_end] not in "=[]" and not spec[name_end].isspace():
+            name_end += 1
+        name = spec[i:name_end].split("@", 1)[0]
+        if name_end < len(spec) and spec[name_end] == "=":
+            # its options: up to a link label after them
+            options = split_unquoted(spec[name_end + 1:], "[]")[0]
+            found.append((name, start + name_end + 1, start + name_end + 1 + options[1]))
+        else:
+            found.append((name, start + name_end, None))
+    return found
+
+
+def options_of(text):
+    """A filter's options text as a dict (positional ones as #N)."""
+    options = {}
+    for k, (start, end) in enumerate(split_unquoted(text, ":")):
+        part = text[start:end]
+        key, _, value = split_key(part)
+        if key is not None:
+            options[key] = value
+        elif part.strip():
+            options["#%d" % k] = part.strip()
+    return options
+
+
+def split_key(part):
+    """key=value (key None for a positional value), quotes left as given."""
+    equals = [s for s, _ in split_unquoted(part, "=")[1:]]
+    if not equals:
+        return None, None, part
+    return part[:equals[0] - 1].strip(), "=", part[equals[0]:].strip().strip("'")
+
+
 def filter_options(filters, name):
     """The options of each instance of filter name in filters, as dicts."""
-    found = []
-    for m in re.finditer(r"(?:^|[,;\]])\s*%s(?:@[\w.]+)?(?:=([^,;\[]*))?" % name, filters):
-        options = {}
-        for k, part in enumerate((m.group(1) or "").split(":")):
-            if "=" in part:
-                key, value = part.split("=", 1)
-                options[key.strip()] = value.strip()
-            elif part:
-                options["#%d" % k] = part
-        found.append(options)
-    return found
+    return [options_of(filters[a:b] if b is not None else "")
+            for n, a, b in graph_filters(filters) if n == name]
 
 
 def context(filters, given):
@@ -154,24 +212,25 @@ def context(filters, given):
     return before, after
 
 
-# a DNN filter of FILTERS, and its options
-DNN_FILTER = re.compile(r"((?:^|[,;\]])\s*(?:dnn_processing|dnn_interpolate)(?:@[\w.]+)?)(?:=([^,;\[]*))?")
-
-
 def without_autotuner(filters):
     """filters with cudnn_benchmark=0 in each torch DNN filter that does not
     set it: every part, and so the whole, then runs the same algorithms."""
-    def add(m):
-        options = m.group(2)
-        if options is not None:
-            keys = [o.split("=", 1)[0].strip() for o in options.split(":")]
-            backend = [o.split("=", 1)[1].strip() for o in options.split(":")
-                       if o.split("=", 1)[0].strip() == "dnn_backend"]
-            if "cudnn_benchmark" in keys or backend[-1:] not in ([], ["torch"]):
-                return m.group(0)
-            return m.group(0) + ":cudnn_benchmark=0"
-        return m.group(0) + "=cudnn_benchmark=0"
-    return DNN_FILTER.sub(add, filters)
+    edits = []
+    for name, start, end in graph_filters(filters):
+        if name not in ("dnn_processing", "dnn_interpolate"):
+            continue
+        if end is None:
+            edits.append((start, "=cudnn_benchmark=0"))
+            continue
+        options = options_of(filters[start:end])
+        if "cudnn_benchmark" in options or options.get("dnn_backend", "torch") != "torch":
+            continue
+        text = filters[start:end].rstrip()
+        edits.append((start + len(text), "cudnn_benchmark=0" if text.endswith(":") or not text
+                      else ":cudnn_benchmark=0"))
+    for at, added in sorted(edits, reverse=True):
+        filters = filters[:at] + added + filters[at:]
+    return filters
 
 
 def ffprobe_of(ffmpeg):

@@ -194,7 +194,10 @@ error|warning|log|graphs)
     ;;
 export|compile-error)
     python=$1; shift
-    lines="^(warning|error|LibTorch's kernels the package calls):" cache=
+    lines="^(warning:|error:|LibTorch's kernels )" cache=
+    # torch's compiles call CC and CXX: FFmpeg's make exports its own where
+    # the environment has them (an echo in front of the compiler)
+    unset CC CXX
     if [ "$mode" = compile-error ]; then
         # a cache of its own: nothing compiled earlier is taken instead
         cache=$(mktemp -d)
