@@ -170,7 +170,7 @@ def options_of(text):
     options = {}
     for k, (start, end) in enumerate(split_unquoted(text, ":")):
         part = text[start:end]
-        key, _, value = split_key(part)
+        key, value = split_key(part)
         if key is not None:
             options[key] = value
         elif part.strip():
@@ -180,10 +180,10 @@ def options_of(text):
 
 def split_key(part):
     """key=value (key None for a positional value), quotes left as given."""
-    equals = [s for s, _ in split_unquoted(part, "=")[1:]]
-    if not equals:
-        return None, None, part
-    return part[:equals[0] - 1].strip(), "=", part[equals[0]:].strip().strip("'")
+    pieces = split_unquoted(part, "=")
+    if len(pieces) == 1:
+        return None, part
+    return part[:pieces[0][1]].strip(), part[pieces[1][0]:].strip().strip("'")
 
 
 def filter_options(filters, name):
