@@ -38,11 +38,13 @@ In a CUDA package grid_sample stays LibTorch's own kernel (--aten-kernels):
 Inductor's, which it fuses into every consumer, repeat the gathers of each
 sample there, and are the slower ones for flow networks such as RIFE's
 IFNet (doc/benchmarks.md).  Bilinear resizing can stay LibTorch's too
-(--aten-kernels grid_sample,bilinear), which is experimental: with both,
-an IFNet sized like RIFE 4.6 ran on an H200 at 512 runs a second against
-319 (bare, a package for 1080p), its frames as close to TorchScript's as
-with Inductor's kernels, but a small test IFNet's fp16 CUDA package made
-wrong frames, for a reason not yet found.
+(--aten-kernels grid_sample,bilinear), experimental on CUDA until a GPU
+has checked its frames again: Inductor plans a package's buffers by
+torch's meta functions, and torch's meta of bilinear resizing gives a
+channels-last input of fewer than 16 channels on CUDA a contiguous result,
+where LibTorch's kernel keeps it channels-last (a test IFNet's fp16
+package made wrong frames so).  The tool makes such inputs contiguous, and
+the package reads the results with the strides the kernel writes.
 CPU packages hold code for the CPU they are compiled on; CUDA ones
 kernels for the GPU's architecture (its compute capability, recorded in
 ffmpeg_dnn_cuda_capability and checked by the backend).
@@ -54,6 +56,7 @@ Exit status: 0, or 1 with a message.
 """
 import argparse
 import contextlib
+import functools
 import importlib
 import importlib.util
 import json
@@ -397,6 +400,41 @@ def bilinear_by_size(x, output_size, align_corners, scale_factors):
     return torch.ops.aten.upsample_bilinear2d.default(x, size, align_corners, *scales)
 
 
+@functools.lru_cache(maxsize=None)
+def bilinear_meta_keeps_channels_last(device_type, channels):
+    """Whether torch's meta of bilinear resizing, by which Inductor plans
+    the buffers of a package, gives a channels-last input of these channels
+    a channels-last result, as LibTorch's kernel does: torch 2.11's says
+    contiguous for fewer than 16 channels on CUDA."""
+    from torch._subclasses.fake_tensor import FakeTensorMode
+    with FakeTensorMode():
+        x = torch.empty(1, channels, 3, 3, device=device_type).contiguous(
+            memory_format=torch.channels_last)
+        y = torch.ops.aten.upsample_bilinear2d.default(x, [6, 6], False)
+    return y.is_contiguous(memory_format=torch.channels_last)
+
+
+def bilinear_input_layout(fx_node, x, *args, **kwargs):
+    """Inductor's layout constraint on the input of LibTorch's bilinear
+    resizing in a package: contiguous where the meta and the kernel would
+    disagree on the result's strides.  The proxy executor hands on the
+    tensor the kernel returns, in the input's memory format, and the
+    package's code reads it with the strides the meta gave: a channels-last
+    input of few channels on CUDA would be read as a contiguous result
+    (wrong frames).  A contiguous input gives a contiguous result in both."""
+    from torch._inductor import ir
+    channels = x.get_size()[1]
+    if (channels.is_number and
+            not bilinear_meta_keeps_channels_last(x.get_device().type, int(channels))):
+        x = ir.ExternKernel.require_contiguous(x)
+    return (x, *args), kwargs
+
+
+# the layout constraints of the operations a package calls (see their
+# docstrings), in Inductor's form: (fx_node, *args, **kwargs) -> (args, kwargs)
+ATEN_KERNEL_LAYOUTS = {"upsample_bilinear2d.default": bilinear_input_layout}
+
+
 @contextlib.contextmanager
 def aten_kernels(names):
     """Within it, torch.export and Inductor keep the operations of names
@@ -427,17 +465,24 @@ def aten_kernels(names):
     # decomposition of (layout as it is), but without its check that no
     # decomposition exists anywhere, which fails where CI is set
     lowered = [(op, lowering.lowerings.get(op), op in lowering.fallbacks,
-                op in lowering.needs_realized_inputs) for op in called]
-    for op in called:
-        lowering.make_fallback(op, warn=False)
+                op in lowering.needs_realized_inputs, lowering._maybe_layout_constraints.get(op))
+               for op in called]
+    for kernel in names:
+        name = ATEN_KERNELS[kernel][0]
+        lowering.make_fallback(aten_op(name), layout_constraint=ATEN_KERNEL_LAYOUTS.get(name),
+                               warn=False)
     try:
         yield
     finally:
-        for op, lower, fallback, realized in lowered:
+        for op, lower, fallback, realized, layout in lowered:
             if lower is None:
                 lowering.lowerings.pop(op, None)
             else:
                 lowering.lowerings[op] = lower
+            if layout is None:
+                lowering._maybe_layout_constraints.pop(op, None)
+            else:
+                lowering._maybe_layout_constraints[op] = layout
             if not fallback:
                 lowering.fallbacks.discard(op)
             if not realized:
@@ -836,9 +881,9 @@ def main():
     if args.aten_kernels is None:
         args.aten_kernels = ("grid_sample",) if args.device == "cuda" else ()
     if "bilinear" in args.aten_kernels and args.device == "cuda":
-        print("warning: --aten-kernels bilinear is experimental on CUDA: a test IFNet's fp16 "
-              "package made wrong frames with it on an H200; check the package's frames "
-              "against the module's")
+        print("warning: --aten-kernels bilinear is experimental on CUDA: its packages made "
+              "wrong frames before a fix that a GPU has not checked yet; check the package's "
+              "frames against the module's")
     if args.channels is not None and args.channels < 1:
         fail("--channels must be positive")
     dtype = DTYPES[args.precision]

@@ -72,6 +72,10 @@
 #       run tools/dnn-torch-export.py ARGS and print its warnings and errors,
 #       what LibTorch kernels its package calls (--aten-kernels), and its
 #       exit code
+#   torch-check.sh aten-layouts PYTHON MODULE:CLASS KERNELS WxH
+#       tests/dnn/aten_layouts.py: whether a CUDA package of MODULE with
+#       LibTorch's KERNELS reads their results with the strides they write
+#       (no GPU needed); print its lines and its exit code
 #   torch-check.sh compile-error PYTHON ARGS...
 #       the same, with a C++ compiler that fails on every source file
 #       (tests/dnn/failing-cxx.sh, for AOTInductor's compile of a .pt2), and
@@ -208,6 +212,13 @@ export|compile-error)
     status=$?
     [ -z "$cache" ] || rm -rf "$cache"
     printf '%s\n' "$log" | grep -E "$lines"
+    echo "exit code: $status"
+    ;;
+aten-layouts)
+    python=$1; shift
+    log=$("$python" "$src/tests/dnn/aten_layouts.py" "$@" 2>&1)
+    status=$?
+    printf '%s\n' "$log" | grep -E '^[a-z_0-9]+\.[a-z]+: '
     echo "exit code: $status"
     ;;
 help)

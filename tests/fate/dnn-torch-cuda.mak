@@ -184,6 +184,22 @@ fate-dnn-torch-cuda-interpolate-batch-pt2: CMD = $(DNN_TORCH_CHECK) compare $(TA
     -vf hwupload,dnn_interpolate=model=$(DNN_TORCH_DIR)/cuda_ifnet_batch.pt2:fps=60:batch=3,hwdownload,format=rgb0 -- \
     $(DNN_TORCH_CUDA_DEV) -f lavfi -i testsrc2=s=63x47:r=24000/1001:d=0.4,format=rgb0 \
     -vf hwupload,dnn_interpolate=model=$(DNN_TORCH_DIR)/ifnet.pt:fps=60,hwdownload,format=rgb0
+# an fp16 package with LibTorch's grid_sample and bilinear resizing
+# (--aten-kernels grid_sample,bilinear; channels-last): the TorchScript
+# file's frames, as close as fp16 gives them (51 dB without those kernels;
+# a result read with the wrong strides made 14 dB, which
+# fate-dnn-torch-interpolate-aten-layouts-* shows without a GPU)
+FATE_DNN_TORCH_CUDA += fate-dnn-torch-cuda-interpolate-aten-fp16
+fate-dnn-torch-cuda-interpolate-aten-fp16: $(DNN_TORCH_DATA)/cuda_ifnet_aten_fp16.pt2
+fate-dnn-torch-cuda-interpolate-aten-fp16: CMD = $(DNN_TORCH_CHECK) compare $(TARGET_PATH) 45 \
+    $(DNN_TORCH_CUDA_DEV) -f lavfi -i testsrc2=s=320x240:r=24000/1001:d=0.4,format=rgb0 \
+    -vf hwupload,dnn_interpolate=model=$(DNN_TORCH_DIR)/cuda_ifnet_aten_fp16.pt2:fps=60:precision=fp16,hwdownload,format=rgb0 -- \
+    $(DNN_TORCH_CUDA_DEV) -f lavfi -i testsrc2=s=320x240:r=24000/1001:d=0.4,format=rgb0 \
+    -vf hwupload,dnn_interpolate=model=$(DNN_TORCH_DIR)/ifnet.pt:fps=60,hwdownload,format=rgb0
+$(DNN_TORCH_DATA)/cuda_ifnet_aten_fp16.pt2: $(DNN_TORCH_IFNET) $(SRC_PATH)/tools/dnn-torch-export.py
+	$(M)unset CC CXX && $(TORCH_PYTHON) $(SRC_PATH)/tools/dnn-torch-export.py $(SRC_PATH)/tests/dnn/temporal_models.py:IFNetTiny \
+	    $@ --checkpoint $(DNN_TORCH_DATA)/ifnet.state.pt --inputs pair --device cuda --precision fp16 \
+	    --aten-kernels grid_sample,bilinear --no-check >$@.log
 # the pair model as a package for this machine's GPU (loaded where Python's
 # loader crashes: no check at export)
 fate-dnn-torch-cuda-graph-interpolate-pt2: $(DNN_TORCH_DATA)/cuda_ifnet.pt2

@@ -516,6 +516,23 @@ fate-dnn-torch-interpolate-aten-pt2: $(DNN_TORCH_IFNET_ATEN_PT2)
 fate-dnn-torch-interpolate-aten-pt2: CMD = $(DNN_TORCH_CHECK) compare $(TARGET_PATH) 50 \
     -f lavfi -i testsrc2=s=63x47:r=24000/1001:d=0.5,format=rgb24 -vf dnn_interpolate=model=$(DNN_TORCH_DIR)/ifnet-aten.pt2:fps=60 -- \
     -f lavfi -i testsrc2=s=63x47:r=24000/1001:d=0.5,format=rgb24 -vf dnn_interpolate=model=$(DNN_TORCH_DIR)/ifnet.pt:fps=60
+# What a CUDA package with LibTorch's kernels reads their results as
+# (Inductor's plan of its buffers, made without a GPU from fake CUDA tensors):
+# the strides LibTorch's kernels write, for the test IFNet and the bench's.
+# torch's meta function of bilinear resizing says contiguous for a
+# channels-last input of fewer than 16 channels on CUDA, where the kernel
+# keeps channels-last; the export tool makes such inputs contiguous.  Needs
+# a torch with CUDA (PyPI's), not the GPU.
+DNN_TORCH_PYTHON_CUDA := $(if $(filter fate fate-dnn-torch% fate-list%,$(MAKECMDGOALS)),$(shell \
+    $(TORCH_PYTHON) -c 'import sys, torch; sys.exit(not torch.version.cuda)' >/dev/null 2>&1 && echo yes))
+define FATE_DNN_TORCH_ATEN_LAYOUTS
+FATE_DNN_TORCH_INTERPOLATE-$(DNN_TORCH_PYTHON_CUDA) += fate-dnn-torch-interpolate-aten-layouts-$(1)
+fate-dnn-torch-interpolate-aten-layouts-$(1): CMD = $$(DNN_TORCH_CHECK) aten-layouts $(TORCH_PYTHON) \
+    $(SRC_PATH)/tests/dnn/temporal_models.py:$(2) grid_sample,bilinear $(3)
+endef
+$(eval $(call FATE_DNN_TORCH_ATEN_LAYOUTS,tiny,IFNetTiny,98x66))
+$(eval $(call FATE_DNN_TORCH_ATEN_LAYOUTS,bench,IFNetBench,192x128))
+FATE_DNN_TORCH_INTERPOLATE += $(FATE_DNN_TORCH_INTERPOLATE-yes)
 FATE_DNN_TORCH_INTERPOLATE += fate-dnn-torch-interpolate-export-one-frame
 fate-dnn-torch-interpolate-export-one-frame: CMD = $(DNN_TORCH_CHECK) export $(TORCH_PYTHON) \
     $(SRC_PATH)/tests/dnn/gen_torch_models.py:SmallConv $(DNN_TORCH_DATA)/x.pt --inputs pair --format torchscript
