@@ -424,8 +424,9 @@ def bilinear_input_layout(fx_node, x, *args, **kwargs):
     (wrong frames).  A contiguous input gives a contiguous result in both."""
     from torch._inductor import ir
     channels = x.get_size()[1]
-    if (channels.is_number and
-            not bilinear_meta_keeps_channels_last(x.get_device().type, int(channels))):
+    known = isinstance(channels, int) or getattr(channels, "is_number", False)
+    # symbolic channels: contiguous, which is right whatever their number
+    if not known or not bilinear_meta_keeps_channels_last(x.get_device().type, int(channels)):
         x = ir.ExternKernel.require_contiguous(x)
     return (x, *args), kwargs
 
