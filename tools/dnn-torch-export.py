@@ -42,9 +42,10 @@ IFNet (doc/benchmarks.md).  Bilinear resizing can stay LibTorch's too
 has checked its frames again: Inductor plans a package's buffers by
 torch's meta functions, and torch's meta of bilinear resizing gives a
 channels-last input of fewer than 16 channels on CUDA a contiguous result,
-where LibTorch's kernel keeps it channels-last (a test IFNet's fp16
-package made wrong frames so).  The tool makes such inputs contiguous, and
-the package reads the results with the strides the kernel writes.
+where LibTorch's kernel keeps it channels-last (the likely reason why a
+test IFNet's fp16 package made wrong frames on a GPU).  The tool makes
+such inputs contiguous, so that the package reads the results with the
+strides the kernel writes.
 CPU packages hold code for the CPU they are compiled on; CUDA ones
 kernels for the GPU's architecture (its compute capability, recorded in
 ffmpeg_dnn_cuda_capability and checked by the backend).
@@ -401,14 +402,14 @@ def bilinear_by_size(x, output_size, align_corners, scale_factors):
 
 
 @functools.lru_cache(maxsize=None)
-def bilinear_meta_keeps_channels_last(device_type, channels):
+def bilinear_meta_keeps_channels_last(device_type, dtype, channels):
     """Whether torch's meta of bilinear resizing, by which Inductor plans
     the buffers of a package, gives a channels-last input of these channels
     a channels-last result, as LibTorch's kernel does: torch 2.11's says
     contiguous for fewer than 16 channels on CUDA."""
     from torch._subclasses.fake_tensor import FakeTensorMode
     with FakeTensorMode():
-        x = torch.empty(1, channels, 3, 3, device=device_type).contiguous(
+        x = torch.empty(1, channels, 3, 3, device=device_type, dtype=dtype).contiguous(
             memory_format=torch.channels_last)
         y = torch.ops.aten.upsample_bilinear2d.default(x, [6, 6], False)
     return y.is_contiguous(memory_format=torch.channels_last)
@@ -423,10 +424,13 @@ def bilinear_input_layout(fx_node, x, *args, **kwargs):
     input of few channels on CUDA would be read as a contiguous result
     (wrong frames).  A contiguous input gives a contiguous result in both."""
     from torch._inductor import ir
-    channels = x.get_size()[1]
-    known = isinstance(channels, int) or getattr(channels, "is_number", False)
-    # symbolic channels: contiguous, which is right whatever their number
-    if not known or not bilinear_meta_keeps_channels_last(x.get_device().type, int(channels)):
+    channels, device = x.get_size()[1], x.get_device().type
+    if isinstance(channels, int) or getattr(channels, "is_number", False):
+        keep = bilinear_meta_keeps_channels_last(device, x.get_dtype(), int(channels))
+    else:
+        # a symbolic count on CUDA: contiguous, right whatever it is
+        keep = device != "cuda"
+    if not keep:
         x = ir.ExternKernel.require_contiguous(x)
     return (x, *args), kwargs
 
@@ -882,9 +886,10 @@ def main():
     if args.aten_kernels is None:
         args.aten_kernels = ("grid_sample",) if args.device == "cuda" else ()
     if "bilinear" in args.aten_kernels and args.device == "cuda":
-        print("warning: --aten-kernels bilinear is experimental on CUDA: its packages made "
-              "wrong frames before a fix that a GPU has not checked yet; check the package's "
-              "frames against the module's")
+        print("warning: --aten-kernels bilinear is experimental on CUDA: packages made with it "
+              "by earlier versions of this tool read some resizes with the wrong strides, and "
+              "the fix is not yet checked on a GPU; compare the package's frames with the "
+              "module's")
     if args.channels is not None and args.channels < 1:
         fail("--channels must be positive")
     dtype = DTYPES[args.precision]

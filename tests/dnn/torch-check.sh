@@ -72,7 +72,7 @@
 #       run tools/dnn-torch-export.py ARGS and print its warnings and errors,
 #       what LibTorch kernels its package calls (--aten-kernels), and its
 #       exit code
-#   torch-check.sh aten-layouts PYTHON MODULE:CLASS KERNELS WxH
+#   torch-check.sh aten-layouts PYTHON MODULE:CLASS KERNELS WxH|any
 #       tests/dnn/aten_layouts.py: whether a CUDA package of MODULE with
 #       LibTorch's KERNELS reads their results with the strides they write
 #       (no GPU needed); print its lines and its exit code
@@ -218,7 +218,9 @@ aten-layouts)
     python=$1; shift
     log=$("$python" "$src/tests/dnn/aten_layouts.py" "$@" 2>&1)
     status=$?
-    printf '%s\n' "$log" | grep -E '^[a-z_0-9]+\.[a-z]+: '
+    printf '%s\n' "$log" | grep -E '^([a-z_0-9]+\.[a-z]+: |no call )'
+    # what went wrong, where it did
+    [ "$status" = 0 ] || printf '%s\n' "$log" >&2
     echo "exit code: $status"
     ;;
 help)

@@ -8,6 +8,15 @@ DNN_TORCH_STAMP = $(DNN_TORCH_DATA)/models.stamp
 DNN_TORCH_DIR   = $(TARGET_PATH)/$(DNN_TORCH_DATA)
 DNN_TORCH_CHECK = $(SRC_PATH)/tests/dnn/torch-check.sh
 
+# The torch of $(TORCH_PYTHON): "cuda" or "cpu", or empty where it imports
+# none (asked only for FATE's goals: importing torch takes a while)
+ifneq ($(CONFIG_LIBTORCH),)
+ifneq ($(filter fate fate-dnn-torch% fate-list%,$(MAKECMDGOALS)),)
+DNN_TORCH_PYTHON_TORCH := $(shell $(TORCH_PYTHON) -c \
+    'import torch; print("cuda" if torch.version.cuda else "cpu")' 2>/dev/null)
+endif
+endif
+
 $(DNN_TORCH_STAMP): $(SRC_PATH)/tests/dnn/gen_torch_models.py | tests/data
 	$(M)$(TORCH_PYTHON) $< $(@D) && touch $@
 
@@ -521,18 +530,18 @@ fate-dnn-torch-interpolate-aten-pt2: CMD = $(DNN_TORCH_CHECK) compare $(TARGET_P
 # the strides LibTorch's kernels write, for the test IFNet and the bench's.
 # torch's meta function of bilinear resizing says contiguous for a
 # channels-last input of fewer than 16 channels on CUDA, where the kernel
-# keeps channels-last; the export tool makes such inputs contiguous.  Needs
-# a torch with CUDA (PyPI's), not the GPU.
-DNN_TORCH_PYTHON_CUDA := $(if $(filter fate fate-dnn-torch% fate-list%,$(MAKECMDGOALS)),$(shell \
-    $(TORCH_PYTHON) -c 'import sys, torch; sys.exit(not torch.version.cuda)' >/dev/null 2>&1 && echo yes))
+# keeps channels-last; the export tool makes such inputs contiguous.  The
+# test IFNet for any size (as the GPU test's package), the bench's for one
+# size (where its 12-channel resizes are channels-last).  Needs a torch
+# with CUDA (PyPI's), not the GPU.
 define FATE_DNN_TORCH_ATEN_LAYOUTS
-FATE_DNN_TORCH_INTERPOLATE-$(DNN_TORCH_PYTHON_CUDA) += fate-dnn-torch-interpolate-aten-layouts-$(1)
+FATE_DNN_TORCH_LAYOUTS += fate-dnn-torch-interpolate-aten-layouts-$(1)
 fate-dnn-torch-interpolate-aten-layouts-$(1): CMD = $$(DNN_TORCH_CHECK) aten-layouts $(TORCH_PYTHON) \
     $(SRC_PATH)/tests/dnn/temporal_models.py:$(2) grid_sample,bilinear $(3)
 endef
-$(eval $(call FATE_DNN_TORCH_ATEN_LAYOUTS,tiny,IFNetTiny,98x66))
+$(eval $(call FATE_DNN_TORCH_ATEN_LAYOUTS,tiny,IFNetTiny,any))
 $(eval $(call FATE_DNN_TORCH_ATEN_LAYOUTS,bench,IFNetBench,192x128))
-FATE_DNN_TORCH_INTERPOLATE += $(FATE_DNN_TORCH_INTERPOLATE-yes)
+FATE_DNN_TORCH += $(if $(filter cuda,$(DNN_TORCH_PYTHON_TORCH)),$(FATE_DNN_TORCH_LAYOUTS))
 FATE_DNN_TORCH_INTERPOLATE += fate-dnn-torch-interpolate-export-one-frame
 fate-dnn-torch-interpolate-export-one-frame: CMD = $(DNN_TORCH_CHECK) export $(TORCH_PYTHON) \
     $(SRC_PATH)/tests/dnn/gen_torch_models.py:SmallConv $(DNN_TORCH_DATA)/x.pt --inputs pair --format torchscript
@@ -789,13 +798,12 @@ FATE_DNN_TORCH += $(FATE_DNN_TORCH_PARTS-yes)
 # finds no test to run and fails.
 ifneq ($(CONFIG_LIBTORCH),)
 ifneq ($(filter fate fate-dnn-torch% fate-list%,$(MAKECMDGOALS)),)
-DNN_TORCH_PYTHON_OK := $(shell $(TORCH_PYTHON) -c 'import torch' >/dev/null 2>&1 && echo yes)
-ifeq ($(DNN_TORCH_PYTHON_OK),)
+ifeq ($(DNN_TORCH_PYTHON_TORCH),)
 $(warning skipping the torch backend's FATE tests: "$(TORCH_PYTHON)" cannot import torch (set TORCH_PYTHON to a Python with torch to run them))
 endif
 endif
 endif
-FATE_DNN_TORCH := $(if $(CONFIG_LIBTORCH),$(if $(DNN_TORCH_PYTHON_OK),$(FATE_DNN_TORCH)))
+FATE_DNN_TORCH := $(if $(CONFIG_LIBTORCH),$(if $(DNN_TORCH_PYTHON_TORCH),$(FATE_DNN_TORCH)))
 $(FATE_DNN_TORCH): $(DNN_TORCH_STAMP)
 $(FATE_DNN_TORCH): ffmpeg$(PROGSSUF)$(EXESUF)
 
