@@ -437,7 +437,7 @@ def bilinear_input_layout(fx_node, x, *args, **kwargs):
 
 # the layout constraints of the operations a package calls (see their
 # docstrings), in Inductor's form: (fx_node, *args, **kwargs) -> (args, kwargs)
-ATEN_KERNEL_LAYOUTS = {"upsample_bilinear2d.default": bilinear_input_layout}
+ATEN_KERNEL_LAYOUTS = {torch.ops.aten.upsample_bilinear2d.default: bilinear_input_layout}
 
 
 @contextlib.contextmanager
@@ -472,10 +472,8 @@ def aten_kernels(names):
     lowered = [(op, lowering.lowerings.get(op), op in lowering.fallbacks,
                 op in lowering.needs_realized_inputs, lowering._maybe_layout_constraints.get(op))
                for op in called]
-    for kernel in names:
-        name = ATEN_KERNELS[kernel][0]
-        lowering.make_fallback(aten_op(name), layout_constraint=ATEN_KERNEL_LAYOUTS.get(name),
-                               warn=False)
+    for op in called:
+        lowering.make_fallback(op, layout_constraint=ATEN_KERNEL_LAYOUTS.get(op), warn=False)
     try:
         yield
     finally:

@@ -12,7 +12,7 @@ joined without encoding again, INPUT's audio copied (its other streams
 are left out).  On the CPU the frames and their timestamps are exactly
 those of one ffmpeg over the whole video with the same options (make
 check: fate-dnn-torch-parts-*); each part's encoding starts with a key
-frame.  Each part runs its DNN filters with cudnn_benchmark=0 where
+frame.  Each part runs its torch DNN filters with cudnn_benchmark=0 where
 FILTERS do not set it.  With cuDNN's autotuner on, each process times and
 chooses the convolutions' algorithms itself, and two runs of one command
 on a GPU gave different frames (a FastDVDnet-shaped window model on an
@@ -212,18 +212,35 @@ def context(filters, given):
     return before, after
 
 
-def without_autotuner(filters):
+def processing_backend(ffmpeg):
+    """dnn_processing's backend where dnn_backend is left out: the build's
+    default (TensorFlow or OpenVINO before torch, where they are built)."""
+    try:
+        text = subprocess.run([ffmpeg, "-hide_banner", "-h", "filter=dnn_processing"],
+                              capture_output=True, text=True).stdout
+    except OSError:
+        return None
+    m = re.search(r"^\s*dnn_backend\s.*\(default (\w+)\)", text, re.M)
+    return m.group(1) if m else None
+
+
+def without_autotuner(filters, default_backend):
     """filters with cudnn_benchmark=0 in each torch DNN filter that does not
-    set it: every part, and so the whole, then runs the same algorithms."""
+    set it: every part, and so the whole, then runs the same algorithms.
+    default_backend: dnn_processing's where dnn_backend (its first option)
+    is left out; dnn_interpolate's is torch."""
     edits = []
     for name, start, end in graph_filters(filters):
         if name not in ("dnn_processing", "dnn_interpolate"):
             continue
+        options = options_of(filters[start:end]) if end is not None else {}
+        backend = "torch"
+        if name == "dnn_processing":
+            backend = options.get("dnn_backend", options.get("#0", default_backend))
+        if "cudnn_benchmark" in options or backend != "torch":
+            continue
         if end is None:
             edits.append((start, "=cudnn_benchmark=0"))
-            continue
-        options = options_of(filters[start:end])
-        if "cudnn_benchmark" in options or options.get("dnn_backend", "torch") != "torch":
             continue
         text = filters[start:end].rstrip()
         edits.append((start + len(text), "cudnn_benchmark=0" if text.endswith(":") or not text
@@ -338,7 +355,7 @@ def part_command(opts, k, starts, bounds, times, ctx, path):
         keep.append("start=" + seconds(bounds[k - 1]))
     if k < len(bounds):
         keep.append("end=" + seconds(bounds[k]))
-    graph = without_autotuner(opts["filters"])
+    graph = opts["part_filters"]
     if read:
         graph = "trim=%s,%s" % (":".join(read), graph)
     if keep:
@@ -366,6 +383,7 @@ def main():
     devices = devices_of(opts)
     parts = opts["parts"] or len(devices)
     ctx = context(opts["filters"], opts["context"])
+    opts["part_filters"] = without_autotuner(opts["filters"], processing_backend(opts["ffmpeg"]))
     times, start = probe(opts["ffmpeg"], opts["input"])
     starts, bounds = cut_points(times, parts)
     base = opts["output"]
