@@ -19,8 +19,9 @@
 #   make dist         write dist/: the quilt series, each patch with its files of ours
 #   make lint         patch and commit messages, shellcheck, whitespace (no ./configure needed)
 
-# Goals that need no ./configure.
-NOCONFIG_GOALS := lint
+# Goals that need no ./configure (dist finds the tarball itself, clean and
+# distclean have the build directory's default).
+NOCONFIG_GOALS := lint dist clean distclean
 
 ifneq ($(filter-out $(NOCONFIG_GOALS),$(or $(MAKECMDGOALS),all)),)
 ifeq ($(wildcard config.mk),)
@@ -29,6 +30,7 @@ endif
 endif
 -include config.mk
 include UPSTREAM
+BUILDDIR ?= build
 
 NPROC    ?= $(shell nproc 2>/dev/null || echo 2)
 # the CUDA tests share one GPU: one at a time unless asked (gpu-memory reads
@@ -67,7 +69,7 @@ $(LINKED): $(PREPARED) $(OURFILES)
 # of config.mk (what our tests use, such as SPANDREL, is not FFmpeg's)
 FFFLAGS := $(BUILDDIR)/ffmpeg-flags
 $(FFFLAGS): config.mk
-	@mkdir -p $(@D) && printf '%s\n' "$(FFMPEG_PKG_CONFIG_PATH)" "$(FFMPEG_FLAGS)" >$@.new
+	@mkdir -p $(@D) && printf '%s\n' "$(FFMPEG_PKG_CONFIG_PATH)" $(FFMPEG_FLAGS) >$@.new
 	@if cmp -s $@.new $@; then rm -f $@.new; else mv -f $@.new $@; fi
 
 # configure comes with the prepared tree (make -j must not look for it first)
@@ -116,7 +118,7 @@ demo: build
 
 # The table also goes into doc/benchmarks.md (scripts/bench-doc.sh).
 bench: build
-	$(RUN_ENV) TORCH_PYTHON=$(TORCH_PYTHON) tools/dnn-torch-bench.sh $(BUILDDIR) >$(BUILDDIR)/bench.txt
+	$(RUN_ENV) TORCH_PYTHON=$(TORCH_PYTHON) CUDA_INCLUDE=$(CUDA_INCLUDE) tools/dnn-torch-bench.sh $(BUILDDIR) >$(BUILDDIR)/bench.txt
 	@cat $(BUILDDIR)/bench.txt
 	scripts/bench-doc.sh $(BUILDDIR)/bench.txt
 
@@ -161,14 +163,16 @@ check-prefixes:
 	@PKG_CONFIG_PATH=$(FFMPEG_PKG_CONFIG_PATH)$${PKG_CONFIG_PATH:+:$$PKG_CONFIG_PATH} \
 		NPROC=$(NPROC) scripts/check-prefixes.sh $(TARBALL) $(BUILDDIR)/prefixes $(FFMPEG_FLAGS)
 
-dist: $(PREPARED)
-	scripts/make-dist.sh $(TARBALL) dist
+# make-dist.sh prepares a tree of its own from the pinned tarball: the one
+# ./configure found, or else the one fetch-upstream.sh finds or fetches.
+dist:
+	tarball=$$(scripts/fetch-upstream.sh $(TARBALL)) && scripts/make-dist.sh "$$tarball" dist
 
 lint:
 	@scripts/lint.sh
 
 clean:
-	-$(MAKE) -C $(BUILDDIR) clean
+	-[ ! -f $(BUILDDIR)/Makefile ] || $(MAKE) -C $(BUILDDIR) clean
 
 distclean:
 	rm -rf $(BUILDDIR) dist config.mk

@@ -8,8 +8,10 @@
 #   - the torch backend is a module of its own: ffmpeg neither needs nor
 #     loads LibTorch until a filter loads a model, and says why when the
 #     module is missing, cannot be loaded or comes from another build;
-#   - their RUNPATH, and the module's, is LibTorch's lib directory (none
-#     with --disable-libtorch-rpath), never a build directory;
+#   - the module's RUNPATH is LibTorch's lib directory (none with
+#     --disable-libtorch-rpath), and so is a shared libavfilter's (both get
+#     LDSOFLAGS); the programs' names no LibTorch (they need none); none
+#     names a build directory;
 #   - the pkg-config files parse, point at the installed headers and
 #     libraries, hold no build-directory paths and no linker state flags
 #     (--no-as-needed), and a program links with them;
@@ -140,25 +142,30 @@ if [ "$shared" != yes ]; then
         "Could not load the torch backend's module $tmp/broken/$module_name: libneeded.so: cannot open shared object file: No such file or directory"
 fi
 
-# 3. RUNPATH: LibTorch's lib directory, or nothing; never a build directory.
+# 3. RUNPATH: LibTorch's lib directory for the module alone, or nothing;
+# never a build directory.
 runpath_of() { readelf -d "$1" | sed -n 's/.*(\(RUNPATH\|RPATH\)).*\[\(.*\)\]/\1 \2/p'; }
 check_runpath() {
-    rp=$(runpath_of "$1")
+    rp=$(runpath_of "$1") wants_libtorch=$2
     case $rp in RPATH*) echo "DT_RPATH instead of DT_RUNPATH: $rp"; return 1 ;; esac
     case ":${rp#RUNPATH }:" in
         *":$builddir"*|*":$srcdir"*|*":$stage"*) echo "a build directory in $rp"; return 1 ;;
     esac
-    if [ "$rpath" = yes ]; then
+    if [ "$wants_libtorch" = yes ]; then
         case ":${rp#RUNPATH }:" in *":$libtorch/lib:"*) ;; *) echo "expected RUNPATH $libtorch/lib, got '${rp:-none}'"; return 1 ;; esac
     else
-        case $rp in *"$libtorch"*) echo "--disable-libtorch-rpath, but: $rp"; return 1 ;; esac
+        case $rp in *"$libtorch"*) echo "no LibTorch expected, but: $rp"; return 1 ;; esac
     fi
     echo "${rp:-no RUNPATH}"
 }
-desc_rp=$([ "$rpath" = yes ] && echo "is $libtorch/lib" || echo "leaves LibTorch out (--disable-libtorch-rpath)")
 for f in "$stage$bindir"/* $avfilter_so "$module"; do
     [ -f "$f" ] || continue
-    if out=$(check_runpath "$f"); then ok "RUNPATH of ${f#"$stage"} $desc_rp"
+    wants=no desc="leaves LibTorch out"
+    # LDSOFLAGS: the module, and in a shared build FFmpeg's libraries too
+    if [ "$f" = "$module" ] || [ "$f" = "$avfilter_so" ]; then
+        if [ "$rpath" = yes ]; then wants=yes desc="is $libtorch/lib"; else desc="$desc (--disable-libtorch-rpath)"; fi
+    fi
+    if out=$(check_runpath "$f" $wants); then ok "RUNPATH of ${f#"$stage"} $desc"
     else fail "RUNPATH of ${f#"$stage"}: $out"; fi
 done
 

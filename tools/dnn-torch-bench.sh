@@ -26,8 +26,9 @@
 #
 # Environment: TORCH_PYTHON (python3), a Python with torch, whose torch/ folder
 # is LibTorch; BENCH_SECONDS (2) and BENCH_WARMUP (1), the window measured
-# in each ffmpeg run and the time before it (seconds); CUDA_PATH
-# (/usr/local/cuda), for the CUDA headers; BENCH_FILTER_OPTS, more
+# in each ffmpeg run and the time before it (seconds); CUDA_INCLUDE (make
+# bench: the CUDA headers ./configure found) or else CUDA_PATH
+# (/usr/local/cuda), for the CUDA headers and runtime; BENCH_FILTER_OPTS, more
 # dnn_processing options for the CUDA-frame runs (":optimize=1"); BENCH_REPEAT
 # (3), runs per CUDA-frame measurement; BENCH_MODELS, the models measured;
 # BENCH_ARCHITECTURES, community architectures (spandrel's names: Compact
@@ -160,12 +161,20 @@ mkdir -p "$bench"
 # (find -newer: test's -nt is not in older POSIX)
 if [ ! -x "$bare" ] || [ -n "$(find "$src/tools/dnn-torch-bare.cpp" -newer "$bare")" ]; then
     echo "building $bare" >&2
+    # the CUDA runtime: the headers ./configure found (a toolkit's, or those
+    # PyPI's torch comes with), and its library by its path (PyPI's has no
+    # libcudart.so, only libcudart.so.N)
+    cudart=
+    for f in "$cuda"/lib64/libcudart.so "$T"/../nvidia/*/lib/libcudart.so.*; do
+        [ -f "$f" ] && cudart=$f && break
+    done
+    [ -n "$cudart" ] || { echo "no libcudart in $cuda/lib64 nor beside LibTorch" >&2; exit 1; }
     run "building dnn-torch-bare" g++ -O2 -std=c++17 -D_GLIBCXX_USE_CXX11_ABI=1 \
         "$src/tools/dnn-torch-bare.cpp" \
-        -I"$T/include" -I"$T/include/torch/csrc/api/include" -I"$cuda/include" \
+        -I"$T/include" -I"$T/include/torch/csrc/api/include" -I"${CUDA_INCLUDE:-$cuda/include}" \
         -L"$T/lib" -Wl,-rpath,"$T/lib" \
         -Wl,--no-as-needed -ltorch_cuda -lc10_cuda -Wl,--as-needed \
-        -ltorch -ltorch_cpu -lc10 -L"$cuda/lib64" -lcudart -o "$bare"
+        -ltorch -ltorch_cpu -lc10 "$cudart" -Wl,-rpath,"$(dirname "$cudart")" -o "$bare"
 fi
 run "generating the models" "$python" "$src/tests/dnn/gen_torch_models.py" "$bench/models" bench
 
