@@ -241,7 +241,7 @@ def survey(out, names):
                 rec = json.loads(lines[-1]) if lines else {
                     "architecture": arch, "class": cls,
                     "error": "the survey died (exit status %d): %s" % (
-                        run.returncode, first_line(run.stderr.strip().splitlines()[-1:] or "?"))}
+                        run.returncode, first_line((run.stderr.strip().splitlines() or ["?"])[-1]))}
             except subprocess.TimeoutExpired as e:
                 # what it had found, and the step it was not done with
                 said = e.stdout.decode() if isinstance(e.stdout, bytes) else e.stdout or ""
@@ -422,11 +422,31 @@ def doc(survey_file, doc_file, speed_file):
         f.write("\n".join(out))
 
 
+def die(message):
+    sys.exit("dnn-torch-architectures: error: " + message)
+
+
 def main():
     global torch
     argv = sys.argv[1:]
+    if argv[:1] in (["-h"], ["--help"]):
+        print(__doc__)
+        return
     if argv[:1] in (["one"], ["survey"], ["weights"]):
         import torch
+        try:
+            import spandrel  # noqa: F401 (what every architecture comes from)
+        except ImportError:
+            die("the architectures are spandrel's, which this Python lacks "
+                "(scripts/install-deps.sh --spandrel)")
+    for path in argv[1:2] if argv[:1] == ["table"] else argv[1:3] if argv[:1] == ["doc"] else []:
+        if not os.path.isfile(path):
+            die("no such file: %s" % path)
+    if argv[:1] == ["survey"] and len(argv) > 2:
+        unknown = sorted(set(argv[2:]) - set(classes()))
+        if unknown:
+            die("spandrel has no architecture %s (its names: %s)"
+                % (", ".join(unknown), " ".join(sorted(classes()))))
     if argv[:1] == ["one"] and len(argv) == 3:
         with tempfile.TemporaryDirectory() as tmpdir:
             print(json.dumps(survey_one(argv[1], argv[2], tmpdir)))

@@ -66,8 +66,11 @@ if "$python" -c 'import spandrel' 2>/dev/null; then
     [ -n "${DEMO_WEIGHTS:-}" ] || "$python" "$src/tests/dnn/community_models.py" demo "$weights"
     pt2=$demo/community-fp16.pt2
     echo "exporting $weights to $pt2 (fp16, for this GPU; a minute or two)"
-    "$python" "$src/tools/dnn-torch-export.py" "$weights" "$pt2" --device cuda --precision fp16 |
-        grep -E '^(wrote|check|.*: .*channels)'
+    # the export's status, not grep's, says whether the package is there
+    "$python" "$src/tools/dnn-torch-export.py" "$weights" "$pt2" --device cuda --precision fp16 \
+        >"$demo/export.log" 2>&1 ||
+        { cat "$demo/export.log" >&2; echo "demo: exporting $weights failed" >&2; exit 1; }
+    grep -E '^(wrote|check|.*: .*channels)' "$demo/export.log"
     community="dnn_processing=dnn_backend=torch:model=$pt2:precision=fp16:yuv_input=rgb"
     if [ $nvenc = yes ]; then
         timed "community model (NVDEC H.264 -> Compact x2 fp16 -> NVENC, audio copied, 320x240 -> 640x480)" 500 \

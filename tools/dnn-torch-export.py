@@ -106,9 +106,13 @@ def load_class(spec):
         module_spec = importlib.util.spec_from_file_location("exported_model", where)
         module = importlib.util.module_from_spec(module_spec)
         sys.path.insert(0, os.path.dirname(os.path.abspath(where)))
-        module_spec.loader.exec_module(module)
-    else:
-        module = importlib.import_module(where)
+    try:
+        if where.endswith(".py"):
+            module_spec.loader.exec_module(module)
+        else:
+            module = importlib.import_module(where)
+    except Exception as e:
+        fail("could not import %s: %s: %s" % (where, type(e).__name__, reason(e)))
     if not hasattr(module, name):
         fail("%s has no %s" % (where, name))
     return getattr(module, name)
@@ -130,7 +134,11 @@ SPANDREL_HINT = ("scripts/install-deps.sh --spandrel, or pip install spandrel==0
 
 
 def is_weights(spec):
-    return spec.lower().endswith(WEIGHT_SUFFIXES) and os.path.isfile(spec)
+    if not spec.lower().endswith(WEIGHT_SUFFIXES):
+        return False
+    if not os.path.isfile(spec):
+        fail("no such file: %s" % spec)
+    return True
 
 
 def freeze_reparameterized(module):
@@ -232,10 +240,32 @@ def build_module(args):
         module, args.architecture = load_weights(args.module, args)
         return module
     cls = load_class(args.module)
-    module = cls(*json.loads(args.args))
+    try:
+        given = json.loads(args.args)
+    except ValueError as e:
+        fail("--args is no JSON: %s" % e)
+    if not isinstance(given, (list, dict)):
+        fail("--args must be a JSON list of the class's arguments, or an object of its "
+             "keyword arguments, not %s" % args.args)
+    try:
+        module = cls(*given) if isinstance(given, list) else cls(**given)
+    except Exception as e:
+        fail("%s(%s): %s" % (cls.__name__, args.args, reason(e)))
     if args.checkpoint:
-        state = torch.load(args.checkpoint, map_location="cpu", weights_only=True)
-        module.load_state_dict(state)
+        if not os.path.isfile(args.checkpoint):
+            fail("no such file: %s" % args.checkpoint)
+        try:
+            state = torch.load(args.checkpoint, map_location="cpu", weights_only=True)
+        except Exception as e:
+            fail("could not read the state_dict %s (a file of torch.save(module.state_dict()) "
+                 "is needed): %s" % (args.checkpoint, reason(e)))
+        try:
+            module.load_state_dict(state)
+        except Exception as e:
+            # torch's first line names the class; the next, which keys differ
+            lines = [line.strip() for line in str(e).splitlines() if line.strip()]
+            fail("%s does not fit %s: %s" % (args.checkpoint, cls.__name__,
+                                             (lines[1] if len(lines) > 1 else reason(e))[:300]))
     return module.eval()
 
 
@@ -281,8 +311,12 @@ def cpu_features():
     if platform.machine() not in ("x86_64", "AMD64"):
         return ""
     from torch._inductor.cpp_builder import get_cpp_compiler
-    run = subprocess.run([get_cpp_compiler(), "-march=native", "-dM", "-E", "-x", "c++",
-                          os.devnull], capture_output=True, text=True)
+    try:
+        run = subprocess.run([get_cpp_compiler(), "-march=native", "-dM", "-E", "-x", "c++",
+                              os.devnull], capture_output=True, text=True)
+    except Exception as e:
+        fail("a CPU package is compiled with a C++ compiler, and there is none (CXX): %s" %
+             reason(e))
     if run.returncode != 0:
         fail("could not ask the C++ compiler what -march=native enables: %s" %
              (run.stderr.strip().splitlines() or ["no message"])[-1])
@@ -808,7 +842,8 @@ def make_parser():
     parser.add_argument("module", help="file.py:Class, module:Class, or a community model's "
                         "weights (.pth, .pt, .ckpt, .safetensors; architecture by spandrel)")
     parser.add_argument("output", help="the .pt2 package (or TorchScript file) to write")
-    parser.add_argument("--args", default="[]", help="the class's arguments, as a JSON list")
+    parser.add_argument("--args", default="[]",
+                        help="the class's arguments, as a JSON list (or an object of keyword arguments)")
     parser.add_argument("--checkpoint", help="a state_dict to load into the module")
     parser.add_argument("--format", choices=("pt2", "torchscript"), default="pt2")
     parser.add_argument("--inputs", type=parse_inputs, default=("frame", 1),
@@ -872,6 +907,8 @@ def main():
         fail("--device cuda, but this torch sees no CUDA GPU (CUDA packages are "
              "compiled on one)")
     args.architecture = None
+    if not os.path.isdir(os.path.dirname(os.path.abspath(args.output))):
+        fail("no such directory: %s (for %s)" % (os.path.dirname(args.output), args.output))
     if args.t_plane and args.inputs[0] != "pair":
         fail("--t-plane is for --inputs pair")
     if args.batch != 1 and (args.inputs[0] != "pair" or not 2 <= args.batch <= 16):

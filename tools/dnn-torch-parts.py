@@ -38,7 +38,9 @@ Options:
                    (-hwaccel cuda -hwaccel_output_format cuda)
   --encode OPTS    the video encoder and its options, one argument
                    ("-c:v hevc_nvenc -preset p5 -bf 0"; default: the
-                   output format's default encoder)
+                   codec one ffmpeg writing OUTPUT would choose, the
+                   output format's default, its encoder's defaults,
+                   with -bf 0)
   --context B,A    frames before and after a part that FILTERS need, at
                    least (what is read from FILTERS is added)
   --ffmpeg PATH    the ffmpeg to run (default: ffmpeg); ffprobe beside it
@@ -62,6 +64,7 @@ import re
 import shlex
 import subprocess
 import sys
+import tempfile
 from fractions import Fraction
 
 
@@ -378,6 +381,33 @@ def devices_of(opts):
     return gpus
 
 
+def check_output(opts):
+    """Before any part runs: write one frame to a file of OUTPUT's format
+    with the parts' encoder (the format's default codec when --encode is
+    not given) and INPUT's audio copied, as the join will; the encoder's
+    options and the audio are then known to fit.  Sets opts["encode"]."""
+    ffmpeg = opts["ffmpeg"]
+    with tempfile.TemporaryDirectory(prefix="dnn-torch-parts.") as tmp:
+        path = os.path.join(tmp, "probe" + os.path.splitext(opts["output"])[1])
+        cmd = [ffmpeg, "-nostdin", "-hide_banner", "-v", "error",
+               "-f", "lavfi", "-i", "color=s=256x256:r=25,format=yuv420p", "-i", opts["input"],
+               "-map", "0:v", "-map", "1:a:0?", "-frames:v", "1", "-t", "0.2", "-c:a", "copy"]
+        cmd += opts["encode"] + ["-y", path]
+        try:
+            run = subprocess.run(cmd, capture_output=True, text=True)
+        except OSError as e:
+            die("cannot run %s: %s" % (ffmpeg, e.strerror))
+        if run.returncode != 0:
+            die("%s cannot be written with %s and %s's audio copied: %s"
+                % (opts["output"], "--encode " + shlex.join(opts["encode"]) if opts["encode"]
+                   else "its format's default video codec", opts["input"],
+                   " ".join(run.stderr.strip().splitlines()[-1:])))
+        if not opts["encode"]:
+            codec = probe_video(ffmpeg, path, "stream=codec_name")[0]["codec_name"]
+            # B-frames would reorder a part's frames (see reorder_error)
+            opts["encode"] = ["-c:v", codec, "-bf", "0"]
+
+
 def main():
     opts = parse_args(sys.argv[1:])
     devices = devices_of(opts)
@@ -385,6 +415,7 @@ def main():
     ctx = context(opts["filters"], opts["context"])
     opts["part_filters"] = without_autotuner(opts["filters"], processing_backend(opts["ffmpeg"]))
     times, start = probe(opts["ffmpeg"], opts["input"])
+    check_output(opts)
     starts, bounds = cut_points(times, parts)
     base = opts["output"]
     paths = ["%s.part%d.nut" % (base, k) for k in range(parts)]
