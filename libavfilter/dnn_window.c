@@ -54,7 +54,7 @@ int ff_dnn_window_next(const DNNWindow *window, int eof, AVFrame **frames, int64
         return 0;
     for (int i = 0; i < window->size; i++) {
         // before the first frame of the stream and after its last: the edges
-        int64_t id = av_clip64(window->centre_id - radius + i, 0, last_id);
+        int64_t id = av_clip64(window->centre_id - radius + i, window->start_id, last_id);
         ids[i] = id;
         frames[i] = window->frames[id - window->first_id];
     }
@@ -72,6 +72,20 @@ void ff_dnn_window_advance(DNNWindow *window)
         memmove(window->frames, window->frames + 1, --window->nb_frames * sizeof(*window->frames));
         window->first_id++;
     }
+}
+
+int ff_dnn_window_jumps_back(const DNNWindow *window, const AVFrame *frame)
+{
+    const AVFrame *last = window->nb_frames ? window->frames[window->nb_frames - 1] : NULL;
+
+    return last && frame->pts != AV_NOPTS_VALUE && last->pts != AV_NOPTS_VALUE &&
+           frame->pts <= last->pts;
+}
+
+void ff_dnn_window_restart(DNNWindow *window)
+{
+    ff_dnn_window_uninit(window);
+    window->first_id = window->start_id = window->centre_id;
 }
 
 void ff_dnn_window_uninit(DNNWindow *window)

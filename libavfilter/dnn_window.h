@@ -41,6 +41,7 @@ typedef struct DNNWindow {
     int nb_frames;
     int64_t first_id;                     ///< the id of frames[0]
     int64_t centre_id;                    ///< the id of the next output's centre frame
+    int64_t start_id;                     ///< the first frame of the stream, or since a restart
 } DNNWindow;
 
 /** An empty window of size frames. */
@@ -60,6 +61,19 @@ int ff_dnn_window_next(const DNNWindow *window, int eof, AVFrame **frames, int64
 
 /** Go on to the next output, and let go of the frames it does not need. */
 void ff_dnn_window_advance(DNNWindow *window);
+
+/**
+ * Whether frame starts the stream anew: its timestamp is not after the
+ * last frame's (a seek).  The outputs of the frames before are then those
+ * of an end of the stream (eof), and ff_dnn_window_restart() follows.
+ */
+int ff_dnn_window_jumps_back(const DNNWindow *window, const AVFrame *frame);
+
+/**
+ * After the last output of the frames so far: the next frame starts a new
+ * stream, whose first frame is its own edge (the ids go on).
+ */
+void ff_dnn_window_restart(DNNWindow *window);
 
 void ff_dnn_window_uninit(DNNWindow *window);
 

@@ -54,6 +54,22 @@ typedef struct DnnInterpolateContext {
     int64_t next_out;           ///< fps: the index of the next output time
     int started;                ///< fps: next_out was set from the first frame
     int64_t out_end;            ///< where the last output frame ends (output time base)
+    int64_t nb_sent;            ///< output frames sent
+
+    /**
+     * The pair in hand, [prev->pts, prev->pts + span) in the input time
+     * base, its outputs made a run of the model (or a repeated frame) an
+     * activation: a long interval does not fill the output's queue at once.
+     */
+    int64_t span;               ///< 0: no pair in hand
+    AVFrame *later;             ///< the later frame (NULL at the end), the next pair's earlier
+    int64_t later_id;
+    int repeat;                 ///< the earlier frame repeated (a scene cut, a jump back, the end)
+    int restart;                ///< a jump back: fps places its outputs from the later frame anew
+    int k;                      ///< factor: the next output of the pair
+    int64_t last_span;          ///< the last pair's, for an earlier frame without a duration
+    int eof;                    ///< the input ended: the last frame's pair, then the status
+    int64_t eof_pts;
     PendingTime pending[DNN_TIMES_MAX]; ///< batch > 1: times of the pair for one run
     int nb_pending;
 } DnnInterpolateContext;
@@ -186,6 +202,7 @@ static int send_earlier(AVFilterContext *context, int64_t pts, int64_t duration)
     out->pts = pts;
     out->duration = duration;
     ctx->out_end = pts + duration;
+    ctx->nb_sent++;
     return ff_filter_frame(outlink, out);
 }
 
@@ -203,6 +220,7 @@ static int send_pending(AVFilterContext *context, AVFrame **out, int nb)
         out[i]->pts = ctx->pending[i].pts;
         out[i]->duration = ctx->pending[i].duration;
         ctx->out_end = out[i]->pts + out[i]->duration;
+        ctx->nb_sent++;
         ret = ff_filter_frame(context->outputs[0], out[i]);
     }
     return ret;
@@ -288,48 +306,137 @@ static double pair_time(int64_t n, AVRational ratio, int64_t start, int64_t span
 }
 
 /**
- * Every output time in [prev, prev + span) (span in input time base), from
- * prev and later (NULL at the end or at a cut: the earlier frame repeated).
+ * The pair (prev, later) in hand, from here to its last output time;
+ * repeat: the earlier frame repeated (a scene cut, a jump back, the end).
  */
-static int output_interval(AVFilterContext *context, AVFrame *later, int64_t later_id, int64_t span)
+static void begin_pair(AVFilterContext *context, AVFrame *later, int64_t later_id,
+                       int repeat, int64_t span)
 {
     DnnInterpolateContext *ctx = context->priv;
-    AVFilterLink *inlink = context->inputs[0];
-    AVFilterLink *outlink = context->outputs[0];
-    int64_t start = ctx->prev->pts;
-    AVRational ratio;
-    int ret;
 
-    if (span <= 0)
-        return 0;
-    if (ctx->fps.num <= 0) {
-        for (int k = 0; k < ctx->factor; k++) {
-            ret = queue_frame(context, later, later_id, start * ctx->factor + k * span,
-                              span, (double)k / ctx->factor);
-            if (ret < 0)
-                return ret;
-        }
-        return run_pending(context, later, later_id);
-    }
-    // output n is at n * out_tb, the interval [start, start + span) in
-    // in_tb: compared exactly (av_compare_ts: no overflow at any pts)
-    ratio = av_div_q(outlink->time_base, inlink->time_base);
-    if (!ctx->started) {
-        ctx->next_out = av_rescale_q_rnd(start, inlink->time_base, outlink->time_base,
+    ctx->later = later;
+    ctx->later_id = later_id;
+    ctx->repeat = repeat;
+    ctx->span = FFMAX(span, 1);
+    ctx->k = 0;
+    if (ctx->fps.num > 0 && !ctx->started) {
+        ctx->next_out = av_rescale_q_rnd(ctx->prev->pts, context->inputs[0]->time_base,
+                                         context->outputs[0]->time_base,
                                          AV_ROUND_UP | AV_ROUND_PASS_MINMAX);
         ctx->started = 1;
     }
-    while (av_compare_ts(ctx->next_out, outlink->time_base, start + span, inlink->time_base) < 0) {
-        int at = av_compare_ts(ctx->next_out, outlink->time_base, start, inlink->time_base);
-        if (at >= 0) {
-            double t = at == 0 ? 0 : pair_time(ctx->next_out, ratio, start, span);
-            ret = queue_frame(context, later, later_id, ctx->next_out, 1, t);
-            if (ret < 0)
-                return ret;
-        }
-        ctx->next_out++;
+}
+
+/** The next output time of the pair in hand: 1 and its place, or 0 when none is left. */
+static int next_time(AVFilterContext *context, int64_t *pts, int64_t *duration, double *t)
+{
+    DnnInterpolateContext *ctx = context->priv;
+    AVRational in_tb = context->inputs[0]->time_base, out_tb = context->outputs[0]->time_base;
+    int64_t start = ctx->prev->pts, span = ctx->span;
+
+    if (ctx->fps.num <= 0) {
+        if (ctx->k == ctx->factor)
+            return 0;
+        *pts = start * ctx->factor + ctx->k * span;
+        *duration = span;
+        *t = (double)ctx->k++ / ctx->factor;
+        return 1;
     }
-    return run_pending(context, later, later_id);
+    // output n is at n * out_tb, the interval [start, start + span) in
+    // in_tb: compared exactly (av_compare_ts: no overflow at any pts)
+    while (av_compare_ts(ctx->next_out, out_tb, start + span, in_tb) < 0) {
+        int64_t n = ctx->next_out++;
+        int at = av_compare_ts(n, out_tb, start, in_tb);
+        if (at >= 0) {
+            *pts = n;
+            *duration = 1;
+            *t = at == 0 ? 0 : pair_time(n, av_div_q(out_tb, in_tb), start, span);
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/**
+ * The end of the stream: the GPU runs behind the filter, so a fault in the
+ * kernels of the last pairs is only seen when the backend waits for them.
+ */
+static int wait_for_model(DnnInterpolateContext *ctx)
+{
+    int ret = ff_dnn_flush(&ctx->dnnctx);
+    return ret > 0 ? AVERROR(EIO) : ret;
+}
+
+/** The end of the input: the status, once the model's work is done. */
+static int finish(AVFilterContext *context, int status, int64_t pts)
+{
+    DnnInterpolateContext *ctx = context->priv;
+    AVFilterLink *inlink = context->inputs[0], *outlink = context->outputs[0];
+    int ret = status == AVERROR_EOF ? wait_for_model(ctx) : 0;
+
+    av_frame_free(&ctx->prev);
+    // not before the end of the last frame sent
+    pts = av_rescale_q(pts, inlink->time_base, outlink->time_base);
+    if (ctx->nb_sent)
+        pts = FFMAX(pts, ctx->out_end);
+    ff_outlink_set_status(outlink, status, pts);
+    return ret;
+}
+
+/**
+ * The pair in hand, one step: its output times up to the first frame sent
+ * (a run of the model, or the earlier frame repeated), and the filter is
+ * ready again for the next; or, with none left, the end of the pair: its
+ * later frame becomes the earlier of the next.
+ */
+static int step_pair(AVFilterContext *context)
+{
+    DnnInterpolateContext *ctx = context->priv;
+    AVFrame *later = ctx->repeat ? NULL : ctx->later;
+    int64_t sent = ctx->nb_sent, pts, duration;
+    double t;
+    int ret;
+
+    while (ctx->nb_sent == sent) {
+        if (!next_time(context, &pts, &duration, &t)) {
+            ret = run_pending(context, later, ctx->later_id);
+            av_frame_free(&ctx->prev);
+            ctx->prev = ctx->later;
+            ctx->prev_id = ctx->later_id;
+            ctx->later = NULL;
+            ctx->span = 0;
+            if (ctx->restart)
+                ctx->started = ctx->restart = 0;
+            if (ret >= 0 && ctx->eof)
+                return finish(context, AVERROR_EOF, ctx->eof_pts);
+            ff_filter_set_ready(context, 100);
+            return ret;
+        }
+        ret = queue_frame(context, later, ctx->later_id, pts, duration, t);
+        if (ret < 0)
+            return ret;
+    }
+    // the next step when a frame is wanted (as vf_fps, but not for frames
+    // queued at the input: ffmpeg pushes its input and runs the graph until
+    // nothing is ready, and a long interval's frames, each a new picture,
+    // would all wait at the output)
+    if (ff_outlink_frame_wanted(context->outputs[0]))
+        ff_filter_set_ready(context, 100);
+    return 0;
+}
+
+/**
+ * The span of the earlier frame repeated before a jump back or the end
+ * (eof_pts, or AV_NOPTS_VALUE): its duration, else up to the end of the
+ * stream, else the interval before it.
+ */
+static int64_t repeat_span(DnnInterpolateContext *ctx, int64_t eof_pts)
+{
+    if (ctx->prev->duration > 0)
+        return ctx->prev->duration;
+    if (eof_pts != AV_NOPTS_VALUE && eof_pts > ctx->prev->pts)
+        return eof_pts - ctx->prev->pts;
+    return FFMAX(ctx->last_span, 1);
 }
 
 static int filter_frame(AVFilterContext *context, AVFrame *in)
@@ -349,37 +456,34 @@ static int filter_frame(AVFilterContext *context, AVFrame *in)
         av_frame_free(&in);
         return AVERROR(EINVAL);
     }
-    if (ctx->prev) {
-        // scdet marks the first frame of a scene: no frame between it and the last one
-        cut = ctx->scdet && av_dict_get(in->metadata, "lavfi.scd.time", NULL, 0);
-        if (in->pts <= ctx->prev->pts) {
-            av_log(ctx, AV_LOG_WARNING, "Timestamp %"PRId64" after %"PRId64": frame dropped\n",
-                   in->pts, ctx->prev->pts);
-            ctx->cut_pending |= cut;
-            av_frame_free(&in);
-            return 0;
-        }
-        cut |= ctx->cut_pending;
-        ctx->cut_pending = 0;
-        ret = output_interval(context, cut ? NULL : in, id, in->pts - ctx->prev->pts);
-        av_frame_free(&ctx->prev);
-    }
-    ctx->prev = in;
-    ctx->prev_id = id;
-    return ret;
-}
-
-/** At the end: the last frame for its duration (or the interval before it). */
-static int flush_last(AVFilterContext *context, int64_t eof_pts)
-{
-    DnnInterpolateContext *ctx = context->priv;
-    int64_t span;
-
-    if (!ctx->prev)
+    if (!ctx->prev) {
+        ctx->prev = in;
+        ctx->prev_id = id;
         return 0;
-    span = ctx->prev->duration > 0 ? ctx->prev->duration :
-           eof_pts != AV_NOPTS_VALUE && eof_pts > ctx->prev->pts ? eof_pts - ctx->prev->pts : 1;
-    return output_interval(context, NULL, -1, span);
+    }
+    // scdet marks the first frame of a scene: no frame between it and the last one
+    cut = ctx->scdet && av_dict_get(in->metadata, "lavfi.scd.time", NULL, 0);
+    if (in->pts == ctx->prev->pts) {
+        av_log(ctx, AV_LOG_WARNING, "Timestamp %"PRId64" again: frame dropped\n", in->pts);
+        ctx->cut_pending |= cut;
+        av_frame_free(&in);
+        return 0;
+    }
+    if (in->pts < ctx->prev->pts) {
+        // a seek: the frames before end as at the end of the stream, and
+        // those after start anew (nothing made between the two)
+        av_log(ctx, AV_LOG_VERBOSE, "Timestamp %"PRId64" after %"PRId64": a jump back, "
+               "interpolation starts again from it\n", in->pts, ctx->prev->pts);
+        ctx->cut_pending = 0;
+        ctx->restart = 1;
+        begin_pair(context, in, id, 1, repeat_span(ctx, AV_NOPTS_VALUE));
+        return step_pair(context);
+    }
+    cut |= ctx->cut_pending;
+    ctx->cut_pending = 0;
+    ctx->last_span = in->pts - ctx->prev->pts;
+    begin_pair(context, in, id, cut, in->pts - ctx->prev->pts);
+    return step_pair(context);
 }
 
 static int activate(AVFilterContext *context)
@@ -393,6 +497,9 @@ static int activate(AVFilterContext *context)
 
     FF_FILTER_FORWARD_STATUS_BACK(outlink, inlink);
 
+    if (ctx->span)
+        return step_pair(context);
+
     ret = ff_inlink_consume_frame(inlink, &in);
     if (ret < 0)
         return ret;
@@ -400,16 +507,13 @@ static int activate(AVFilterContext *context)
         return filter_frame(context, in);
 
     if (ff_inlink_acknowledge_status(inlink, &status, &pts)) {
-        int sent = ctx->prev || ctx->started;
-
-        ret = status == AVERROR_EOF ? flush_last(context, pts) : 0;
-        av_frame_free(&ctx->prev);
-        // not before the end of the last frame sent
-        pts = av_rescale_q(pts, inlink->time_base, outlink->time_base);
-        if (sent)
-            pts = FFMAX(pts, ctx->out_end);
-        ff_outlink_set_status(outlink, status, pts);
-        return ret;
+        if (status != AVERROR_EOF || !ctx->prev)
+            return finish(context, status, pts);
+        // the last frame repeated, then the status
+        ctx->eof = 1;
+        ctx->eof_pts = pts;
+        begin_pair(context, NULL, -1, 1, repeat_span(ctx, pts));
+        return step_pair(context);
     }
 
     FF_FILTER_FORWARD_WANTED(outlink, inlink);
@@ -421,6 +525,7 @@ static av_cold void uninit(AVFilterContext *context)
     DnnInterpolateContext *ctx = context->priv;
 
     av_frame_free(&ctx->prev);
+    av_frame_free(&ctx->later);
     ff_dnn_uninit(&ctx->dnnctx);
 }
 

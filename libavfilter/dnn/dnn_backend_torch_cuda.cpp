@@ -69,6 +69,14 @@ int THCudaRequest::enter(const DNNCudaFrames *cf, void *log_ctx) noexcept
     return ret < 0 ? ret : ff_dnn_cuda_check_stream(cf, 0, log_ctx);
 }
 
+int THCudaRequest::enter_to_free(const DNNCudaFrames *cf, void *log_ctx) noexcept
+{
+    if (!cf->device_ref)
+        return 0;
+    section.emplace(cf, log_ctx);
+    return section->error();
+}
+
 int th_cuda_flush(const DNNCudaFrames *cf, void *log_ctx) noexcept
 {
     if (!cf->device_ref)

@@ -96,6 +96,12 @@ public:
      * AVERROR, logged.
      */
     int enter(const DNNCudaFrames *cf, void *log_ctx) noexcept;
+    /**
+     * Push cf's context and stream without looking for a fault: what the
+     * frames' context holds (CUDA graphs, cached frames) is freed in it,
+     * after a fault too.  0 or an AVERROR, logged.
+     */
+    int enter_to_free(const DNNCudaFrames *cf, void *log_ctx) noexcept;
 
 private:
     std::optional<THCudaSection> section;
@@ -161,6 +167,7 @@ int th_cuda_write_output(DNNCudaFrames *cf, const torch::Tensor &output,
 class THCudaRequest {
 public:
     int enter(const DNNCudaFrames *, void *) noexcept { return 0; }
+    int enter_to_free(const DNNCudaFrames *, void *) noexcept { return 0; }
 };
 
 static inline int th_cuda_flush(const DNNCudaFrames *, void *) noexcept

@@ -33,6 +33,8 @@ int THOutputValues::check_type(const torch::Tensor &output, DnnContext *ctx) noe
 
 void THOutputValues::account(int64_t count, int64_t pts, DnnContext *ctx)
 {
+    std::lock_guard<std::mutex> hold(lock);
+
     frames++;
     if (!count)
         return;

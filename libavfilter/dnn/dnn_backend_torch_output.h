@@ -32,6 +32,7 @@
 #ifndef AVFILTER_DNN_DNN_BACKEND_TORCH_OUTPUT_H
 #define AVFILTER_DNN_DNN_BACKEND_TORCH_OUTPUT_H
 
+#include <mutex>
 #include <utility>
 #include <vector>
 
@@ -72,6 +73,8 @@ public:
 private:
     void account(int64_t count, int64_t pts, DnnContext *ctx);
 
+    /// the counts below: with async, the worker threads of several requests count at once
+    std::mutex lock;
     int64_t frames = 0;         ///< frames whose values were counted
     int64_t bad_frames = 0;     ///< of which with NaN or infinities
     int64_t bad_values = 0;

@@ -19,7 +19,9 @@
  */
 
 #include <algorithm>
+#include <cerrno>
 #include <cinttypes>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
@@ -58,7 +60,8 @@ struct THPackageRange {
 
 class THPackage {
 public:
-    std::string path;
+    std::string path;                   ///< the model option's, for messages
+    std::string load_path;              ///< what the loaders read (THModelFile)
     std::string device_key;             ///< AOTI_DEVICE_KEY: "cpu", "cuda"
     std::string cpu_isa;                ///< AOTI_CPU_ISA: "AVX512 AVX512_VNNI", ...
     std::string cpu_features;           ///< what -march=native enabled: "avx2 fma f16c", ...
@@ -827,7 +830,8 @@ static void check_contents(const char *filename, const std::vector<THArchiveMemb
     }
 }
 
-static int check_archive(const char *filename, DnnContext *ctx)
+/** path is what is read, filename what messages name. */
+static int check_archive(const char *path, const char *filename, DnnContext *ctx)
 {
     std::vector<THArchiveMember> members;
     uint64_t cd_offset = 0, cd_size = 0, count = 0;
@@ -835,7 +839,7 @@ static int check_archive(const char *filename, DnnContext *ctx)
     THArchiveFile f;
 
     // no file, or no zip archive: LibTorch says what it is
-    if (!f.open(filename) || !read_end(f, &cd_offset, &cd_size, &count, err))
+    if (!f.open(path) || !read_end(f, &cd_offset, &cd_size, &count, err))
         return 0;
     if (err.empty())
         read_members(f, cd_offset, cd_size, count, members, err);
@@ -1008,7 +1012,7 @@ static int check_start_program(const THPackage *p,
     std::unordered_map<std::string, std::string> start;
 
     try {
-        start = torch::inductor::AOTIModelPackageLoader::load_metadata_from_package(p->path, "start");
+        start = torch::inductor::AOTIModelPackageLoader::load_metadata_from_package(p->load_path, "start");
     } catch (const std::exception &) {
         av_log(ctx, AV_LOG_ERROR, "The recurrent .pt2 package \"%s\" has no program for its "
                "first frame (\"start\"): export it again with tools/dnn-torch-export.py "
@@ -1023,14 +1027,14 @@ static int check_start_program(const THPackage *p,
     return 0;
 }
 
-static int open_package(THPackage **package, DnnContext *ctx)
+static int open_package(THPackage **package, const THModelFile &file, DnnContext *ctx)
 {
     const char *filename = ctx->model_filename;
     std::unordered_map<std::string, std::string> metadata;
     std::unique_ptr<THPackage> p;
     int ret;
 
-    if (!is_package_file(filename)) {
+    if (!is_package_file(file.path.c_str())) {
         if (ctx->torch_option.model_format != TH_MODEL_FORMAT_PT2)
             return 0;
         av_log(ctx, AV_LOG_ERROR, "\"%s\" is not a .pt2 package (torch.export + AOTInductor), "
@@ -1046,7 +1050,8 @@ static int open_package(THPackage **package, DnnContext *ctx)
     }
     p.reset(new THPackage);
     p->path = filename;
-    metadata = torch::inductor::AOTIModelPackageLoader::load_metadata_from_package(filename, "model");
+    p->load_path = file.path;
+    metadata = torch::inductor::AOTIModelPackageLoader::load_metadata_from_package(p->load_path, "model");
     ret = read_description(p.get(), metadata, ctx);
     if (ret >= 0 && p->inputs == "recurrent")
         ret = check_start_program(p.get(), metadata, ctx);
@@ -1056,30 +1061,53 @@ static int open_package(THPackage **package, DnnContext *ctx)
     return 0;
 }
 
-/** The SHA-256 of a file as 64 lowercase hexadecimal digits; 0 or an AVERROR. */
-static int file_sha256(const char *filename, char hex[65], void *log_ctx)
+THModelFile::~THModelFile()
+{
+    if (copy)
+        fclose(copy);
+}
+
+/**
+ * Copy the model file into file->copy, an unlinked temporary file, and
+ * give the SHA-256 of the bytes copied as 64 lowercase hexadecimal digits.
+ * 0 or an AVERROR, logged.
+ */
+static int copy_and_hash(THModelFile *file, const char *filename, char hex[65], void *log_ctx)
 {
     std::unique_ptr<AVSHA, decltype(&av_free)> sha(av_sha_alloc(), &av_free);
-    std::ifstream file(filename, std::ios::binary);
+    std::ifstream in(filename, std::ios::binary);
     uint8_t digest[32];
     char buf[65536];
 
     if (!sha)
         return AVERROR(ENOMEM);
-    if (!file) {
+    if (!in) {
         av_log(log_ctx, AV_LOG_ERROR, "Could not read the model file \"%s\"\n", filename);
         return AVERROR(ENOENT);
     }
+    file->copy = tmpfile();
+    if (!file->copy) {
+        int err = AVERROR(errno);
+        av_log(log_ctx, AV_LOG_ERROR, "Could not make a temporary copy of the model file "
+               "(model_sha256): %s\n", strerror(errno));
+        return err;
+    }
     av_sha_init(sha.get(), 256);
-    while (file.read(buf, sizeof(buf)) || file.gcount() > 0)
-        av_sha_update(sha.get(), (const uint8_t *)buf, file.gcount());
-    if (file.bad()) {
-        av_log(log_ctx, AV_LOG_ERROR, "Could not read the model file \"%s\"\n", filename);
+    while (in.read(buf, sizeof(buf)) || in.gcount() > 0) {
+        av_sha_update(sha.get(), (const uint8_t *)buf, in.gcount());
+        if (fwrite(buf, 1, in.gcount(), file->copy) != (size_t)in.gcount())
+            break;
+    }
+    if (in.bad() || fflush(file->copy) || ferror(file->copy)) {
+        av_log(log_ctx, AV_LOG_ERROR, "Could not copy the model file \"%s\" (model_sha256)\n",
+               filename);
         return AVERROR(EIO);
     }
+    rewind(file->copy);
     av_sha_final(sha.get(), digest);
     for (int i = 0; i < 32; i++)
         snprintf(hex + 2 * i, 3, "%02x", digest[i]);
+    file->path = "/dev/fd/" + std::to_string(fileno(file->copy));
     return 0;
 }
 
@@ -1120,21 +1148,24 @@ int th_module_check_tensors(const torch::jit::Module &module, DnnContext *ctx) n
     });
 }
 
-int th_model_check_sha256(DnnContext *ctx) noexcept
+int th_model_file_open(THModelFile *file, DnnContext *ctx) noexcept
 {
     const char *want = ctx->torch_option.model_sha256;
     char have[65];
     int ret;
 
     if (!want)
-        return 0;
+        return th_catch_all(ctx, "Could not open the model file", [&] {
+            file->path = ctx->model_filename;
+            return 0;
+        });
     if (strlen(want) != 64 || strspn(want, "0123456789abcdefABCDEF") != 64) {
         av_log(ctx, AV_LOG_ERROR, "model_sha256 must be 64 hexadecimal digits, not \"%s\"\n",
                want);
         return AVERROR(EINVAL);
     }
     ret = th_catch_all(ctx, "Could not hash the model file", [&] {
-        return file_sha256(ctx->model_filename, have, ctx);
+        return copy_and_hash(file, ctx->model_filename, have, ctx);
     });
     if (ret < 0)
         return ret;
@@ -1143,21 +1174,22 @@ int th_model_check_sha256(DnnContext *ctx) noexcept
                "(model_sha256): it is not loaded\n", ctx->model_filename, have, want);
         return AVERROR(EINVAL);
     }
-    av_log(ctx, AV_LOG_VERBOSE, "The model file's SHA-256 is model_sha256's\n");
+    av_log(ctx, AV_LOG_VERBOSE, "The model file's SHA-256 is model_sha256's; the copy it "
+           "was computed on is loaded\n");
     return 0;
 }
 
-int th_package_open(THPackage **package, DnnContext *ctx) noexcept
+int th_package_open(THPackage **package, const THModelFile &file, DnnContext *ctx) noexcept
 {
     *package = NULL;
     return th_catch_all(ctx, "Could not read the .pt2 package", [&] {
-        int ret = check_archive(ctx->model_filename, ctx);
+        int ret = check_archive(file.path.c_str(), ctx->model_filename, ctx);
         if (ret < 0)
             return ret;
         if (ctx->torch_option.model_format != TH_MODEL_FORMAT_TORCHSCRIPT)
-            return open_package(package, ctx);
+            return open_package(package, file, ctx);
         // TorchScript's loader would call a package a corrupted checkpoint
-        if (is_package_file(ctx->model_filename)) {
+        if (is_package_file(file.path.c_str())) {
             av_log(ctx, AV_LOG_ERROR, "\"%s\" is a .pt2 package (torch.export + AOTInductor), "
                    "not TorchScript: set model_format=pt2 (or auto)\n", ctx->model_filename);
             return AVERROR(EINVAL);
@@ -1314,9 +1346,9 @@ static int load_package(THPackage *p, const c10::Device &device, DnnContext *ctx
 {
     c10::DeviceIndex index = device.is_cuda() && device.has_index() ? device.index() : -1;
 
-    p->loader.reset(new torch::inductor::AOTIModelPackageLoader(p->path, "model", false, 1, index));
+    p->loader.reset(new torch::inductor::AOTIModelPackageLoader(p->load_path, "model", false, 1, index));
     if (p->inputs == "recurrent")
-        p->start.reset(new torch::inductor::AOTIModelPackageLoader(p->path, "start", false, 1, index));
+        p->start.reset(new torch::inductor::AOTIModelPackageLoader(p->load_path, "start", false, 1, index));
     av_log(ctx, AV_LOG_VERBOSE, "The .pt2 package runs on %s\n", device.str().c_str());
     return 0;
 }

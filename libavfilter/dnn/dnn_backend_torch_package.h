@@ -41,14 +41,33 @@ extern "C" {
 #include "libavfilter/dnn_interface.h"
 }
 
+#include <cstdio>
+#include <string>
+
 class THPackage;
 
+/** The file the loaders read: the model option's, or a checked copy of it. */
+class THModelFile {
+public:
+    THModelFile() = default;
+    ~THModelFile();
+    THModelFile(const THModelFile &) = delete;
+    THModelFile &operator=(const THModelFile &) = delete;
+
+    std::string path;           ///< what LibTorch's loaders open
+    FILE *copy = nullptr;       ///< with model_sha256: the bytes hashed, unlinked
+};
+
 /**
- * The model_sha256 option: when set, the model file's SHA-256 must be it,
- * checked before either format is loaded.  0, or EINVAL naming both
- * hashes (logged).
+ * The model file, as the loaders are to read it.  Without model_sha256,
+ * the model option's file.  With it, the file is read once, hashed while
+ * it is written to an unlinked temporary file, and its SHA-256 must be
+ * model_sha256's; the archive check and LibTorch's loaders then read that
+ * copy (through /dev/fd), so that a file replaced or rewritten after the
+ * check is not what runs.  0, or an AVERROR (EINVAL naming both hashes),
+ * logged.  Never throws.
  */
-int th_model_check_sha256(DnnContext *ctx) noexcept;
+int th_model_file_open(THModelFile *file, DnnContext *ctx) noexcept;
 
 /**
  * Check that the tensors a TorchScript module holds as attributes
@@ -69,10 +88,10 @@ int th_module_check_tensors(const torch::jit::Module &module, DnnContext *ctx) n
  * file.  Either format's zip archive is checked first, before LibTorch
  * reads it (member count, sizes, names, CRC-32, pickles, the storages the
  * pickles name against their records, code nesting, metadata): a malformed
- * one is AVERROR_INVALIDDATA.  Never throws: 0 or an
- * AVERROR, logged.
+ * one is AVERROR_INVALIDDATA.  What is read is file's path; messages name
+ * the model option's file.  Never throws: 0 or an AVERROR, logged.
  */
-int th_package_open(THPackage **package, DnnContext *ctx) noexcept;
+int th_package_open(THPackage **package, const THModelFile &file, DnnContext *ctx) noexcept;
 
 /**
  * Check the package against where it runs (device: the CUDA frames' GPU

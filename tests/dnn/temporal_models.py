@@ -118,6 +118,20 @@ class BlendScalarT(torch.nn.Module):
         return earlier * (1 - w) + later * w
 
 
+class PairLutOutOfRange(torch.nn.Module):
+    """The later frame looked up in a 256-entry table at index 255, or 256
+    where > 0 (gen_torch_models.py's LutOutOfRange for a pair): the all-zero
+    trial of the configuration stays in range, real frames do not (a
+    device-side assert on a GPU)."""
+
+    def __init__(self):
+        super().__init__()
+        self.register_buffer("lut", torch.linspace(0.0, 1.0, 256))
+
+    def forward(self, earlier: torch.Tensor, later: torch.Tensor, t: torch.Tensor) -> torch.Tensor:
+        return self.lut[(later > 0.0).long() + 255]
+
+
 class IFBlockBench(torch.nn.Module):
     """One IFNet block: the input at 1/scale, two stride-2 convolutions,
     eight 3x3 convolutions with PReLU (a residual), and a transposed
@@ -318,6 +332,7 @@ def make(outdir):
     torch.jit.script(recurrent_sigma).save(outdir + "/recurrent-sigma.pt")
     torch.save(recurrent_sigma.state_dict(), outdir + "/recurrent-sigma.state.pt")
     torch.jit.script(BlendScalarT()).save(outdir + "/blend-scalar-t.pt")
+    torch.jit.script(PairLutOutOfRange()).save(outdir + "/pair-lut-out-of-range.pt")
 
 
 def read_crc(path):
@@ -383,7 +398,7 @@ def reference(model_path, inp, in_crc, out_crc, mode, scene, out):
         for _, i, t in plan:
             earlier = tensors[i]
             if t == 0 or i + 1 == count:
-                f.write(pictures[i].numpy().tobytes())
+                f.write(raw(pictures[i]))
                 continue
             later = tensors[i + 1]
             if i in given_cuts or scene > 0 and (earlier - later).abs().mean().item() > scene:
@@ -392,7 +407,7 @@ def reference(model_path, inp, in_crc, out_crc, mode, scene, out):
             else:
                 y = model(earlier, later, torch.tensor(float(t)))
             y = (y.clamp(0, 1) * 255.0).round().to(torch.uint8)
-            f.write(y[0].permute(1, 2, 0).contiguous().numpy().tobytes())
+            f.write(raw(y[0].permute(1, 2, 0)))
     expected = [pts for pts, _, _ in plan]
     got = [pts for pts, _ in frames_out]
     print("input frames: %d, output frames: %d (expected %d)" % (count, len(got), len(expected)))
@@ -406,6 +421,11 @@ def reference(model_path, inp, in_crc, out_crc, mode, scene, out):
                 print("first difference at output %d: %s, expected %s" % (k, g, e), file=sys.stderr)
                 break
         sys.exit(1)
+
+
+def raw(picture):
+    """A uint8 tensor's bytes, in its logical order (torch alone: no numpy)."""
+    return bytes(picture.contiguous().flatten().tolist())
 
 
 def read_pictures(inp, in_crc):
@@ -436,7 +456,7 @@ def window(model_path, inp, in_crc, out_crc, frames, layout, sigma, sigma_plane,
                 h, w = tensors[0].shape[-2:]
                 inputs.append(torch.full((1, 1, h, w) if sigma_plane else (), sigma))
             y = (model(*inputs).clamp(0, 1) * 255.0).round().to(torch.uint8)
-            f.write(y[0].permute(1, 2, 0).contiguous().numpy().tobytes())
+            f.write(raw(y[0].permute(1, 2, 0)))
     print("input frames: %d, output frames: %d" % (count, len(frames_out)))
     same = tb_out == tb_in and frames_out == frames_in
     print("timestamps and durations as the input's: %s" % ("yes" if same else "no"))
@@ -462,7 +482,7 @@ def recurrent(model_path, inp, in_crc, out_crc, scene, resets, sigma, out):
                 starts.append(i)
             y, state = model(x, state) if sigma < 0 else model(x, state, torch.tensor(sigma))
             y = (y.clamp(0, 1) * 255.0).round().to(torch.uint8)
-            f.write(y[0].permute(1, 2, 0).contiguous().numpy().tobytes())
+            f.write(raw(y[0].permute(1, 2, 0)))
     print("input frames: %d, output frames: %d" % (len(tensors), len(frames_out)))
     print("frames that start from no state: %s" % starts)
     same = [p for p, _ in frames_out] == [p for p, _ in frames_in]

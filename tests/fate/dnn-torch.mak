@@ -232,6 +232,20 @@ fate-dnn-torch-export-$(1): CMD = $$(DNN_TORCH_CHECK) export $(TORCH_PYTHON) \
     $(SRC_PATH)/tests/dnn/gen_torch_models.py:$(2) $$(DNN_TORCH_DIR)/export-$(1).pt --format torchscript
 endef
 $(eval $(call FATE_DNN_TORCH_EXPORT_CHECK,byte-output,ByteOutput))
+# the user's mistakes are errors that say which, not Python tracebacks:
+# --args that is no list of arguments, a state_dict of another module, an
+# output in no directory
+FATE_DNN_TORCH += fate-dnn-torch-export-error-args
+fate-dnn-torch-export-error-args: CMD = $(DNN_TORCH_CHECK) export $(TORCH_PYTHON) \
+    $(SRC_PATH)/tests/dnn/gen_torch_models.py:SmallConv $(DNN_TORCH_DATA)/export-error.pt --args 3
+FATE_DNN_TORCH += fate-dnn-torch-export-error-checkpoint
+fate-dnn-torch-export-error-checkpoint: $(DNN_TORCH_IFNET)
+fate-dnn-torch-export-error-checkpoint: CMD = $(DNN_TORCH_CHECK) export $(TORCH_PYTHON) \
+    $(SRC_PATH)/tests/dnn/gen_torch_models.py:SmallConv $(DNN_TORCH_DATA)/export-error.pt \
+    --checkpoint $(DNN_TORCH_DATA)/fastdvd.state.pt --format torchscript
+FATE_DNN_TORCH += fate-dnn-torch-export-error-output
+fate-dnn-torch-export-error-output: CMD = $(DNN_TORCH_CHECK) export $(TORCH_PYTHON) \
+    $(SRC_PATH)/tests/dnn/gen_torch_models.py:SmallConv $(DNN_TORCH_DATA)/no-such-directory/x.pt
 # a C++ compile error of AOTInductor: the compiler's first diagnostic in the
 # message (not the command, nor the file's path), the next as a note, and
 # --no-simd named (a CUDA package has host code too)
@@ -321,6 +335,11 @@ fate-dnn-torch-pt2-conv-fp16: CMD = $(DNN_TORCH_CHECK) compare $(TARGET_PATH) 45
 FATE_DNN_TORCH_PT2 += fate-dnn-torch-pt2-swap-invert-crc
 fate-dnn-torch-pt2-swap-invert-crc: CMD = framecrc -f lavfi -i testsrc2=s=320x240:r=25,format=rgb24 -frames:v 5 \
     -vf dnn_processing=dnn_backend=torch:model=$(DNN_TORCH_DIR)/swap_invert.pt2:model_format=pt2
+# model_sha256 on a package: the package is read once, hashed, and loaded
+# from that copy; the same frames
+FATE_DNN_TORCH_PT2 += fate-dnn-torch-pt2-sha256-match
+fate-dnn-torch-pt2-sha256-match: CMD = framecrc -f lavfi -i testsrc2=s=320x240:r=25,format=rgb24 -frames:v 5 \
+    -vf dnn_processing=dnn_backend=torch:model=$(DNN_TORCH_DIR)/swap_invert.pt2:model_format=pt2:model_sha256=$$(sha256sum $(DNN_TORCH_DIR)/swap_invert.pt2 | cut -c1-64)
 
 # $(1) test name, $(2) model file, $(3) size, $(4) pixel format, $(5) options
 define FATE_DNN_TORCH_PT2_ERROR
@@ -503,6 +522,17 @@ FATE_DNN_TORCH_INTERPOLATE += fate-dnn-torch-interpolate-batch-error-model
 fate-dnn-torch-interpolate-batch-error-model: CMD = $(DNN_TORCH_CHECK) fails "with a batch of times (batch)" \
     $(TARGET_PATH)/ffmpeg -f lavfi -i testsrc2=s=64x48:r=25:d=0.2,format=rgb24 \
     -vf dnn_interpolate=model=$(DNN_TORCH_DIR)/blend-scalar-t.pt:factor=4:batch=3 -f null -
+# timestamps that go back (a seek): the frames before end as at the end of
+# the input, and interpolation starts again from the new frame; the very
+# frames of the two parts run alone, one after the other (the frames after
+# the jump were dropped before)
+FATE_DNN_TORCH_INTERPOLATE += fate-dnn-torch-interpolate-jump-back
+fate-dnn-torch-interpolate-jump-back: $(DNN_TORCH_IFNET)
+fate-dnn-torch-interpolate-jump-back: CMD = $(DNN_TORCH_CHECK) compare $(TARGET_PATH) exact \
+    -f lavfi -i testsrc2=s=64x48:r=25:d=0.4 -fps_mode passthrough \
+    -vf "setpts=N-5*gte(N\,5),format=rgb24,dnn_interpolate=model=$(DNN_TORCH_DIR)/ifnet.pt:factor=2" -- \
+    -f lavfi -i testsrc2=s=64x48:r=25:d=0.4 -fps_mode passthrough -filter_complex \
+    "[0]format=rgb24,split[x][y];[x]trim=end_frame=5,dnn_interpolate=model=$(DNN_TORCH_DIR)/ifnet.pt:factor=2[a];[y]trim=start_frame=5,setpts=PTS-STARTPTS,dnn_interpolate=model=$(DNN_TORCH_DIR)/ifnet.pt:factor=2[b];[a][b]concat"
 FATE_DNN_TORCH_INTERPOLATE += fate-dnn-torch-interpolate-export-error-batch
 fate-dnn-torch-interpolate-export-error-batch: CMD = $(DNN_TORCH_CHECK) export $(TORCH_PYTHON) \
     $(SRC_PATH)/tests/dnn/gen_torch_models.py:SmallConv $(DNN_TORCH_DATA)/x.pt2 --batch 3
@@ -624,6 +654,17 @@ fate-dnn-torch-window-error-frames: CMD = $(DNN_TORCH_CHECK) fails \
     "The model was given 3 frames as stacked channels and a sigma plane: forward(\[1, 9, 48, 64\], \[1, 1, 48, 64\])" \
     $(TARGET_PATH)/ffmpeg -f lavfi -i testsrc2=s=64x48:r=25:d=0.2,format=rgb24 \
     -vf dnn_processing=dnn_backend=torch:model=$(DNN_TORCH_DIR)/fastdvd.pt:frames=3:sigma=0.1 -f null -
+# timestamps that go back (a seek): the frames before end as at the end of
+# the input, and the window starts again from the new frame; the very
+# frames of the two parts run alone, one after the other (windows mixed
+# frames of both sides before)
+FATE_DNN_TORCH_WINDOW += fate-dnn-torch-window-jump-back
+fate-dnn-torch-window-jump-back: $(DNN_TORCH_IFNET)
+fate-dnn-torch-window-jump-back: CMD = $(DNN_TORCH_CHECK) compare $(TARGET_PATH) exact \
+    -f lavfi -i testsrc2=s=64x48:r=25:d=0.4 -fps_mode passthrough \
+    -vf "setpts=N-5*gte(N\,5),format=rgb24,dnn_processing=dnn_backend=torch:model=$(DNN_TORCH_DIR)/fastdvd.pt:frames=5:sigma=0.1" -- \
+    -f lavfi -i testsrc2=s=64x48:r=25:d=0.4 -fps_mode passthrough -filter_complex \
+    "[0]format=rgb24,split[x][y];[x]trim=end_frame=5,dnn_processing=dnn_backend=torch:model=$(DNN_TORCH_DIR)/fastdvd.pt:frames=5:sigma=0.1[a];[y]trim=start_frame=5,setpts=PTS-STARTPTS,dnn_processing=dnn_backend=torch:model=$(DNN_TORCH_DIR)/fastdvd.pt:frames=5:sigma=0.1[b];[a][b]concat"
 FATE_DNN_TORCH_WINDOW += fate-dnn-torch-window-error-pt2
 fate-dnn-torch-window-error-pt2: $(DNN_TORCH_PT2_STAMP)
 fate-dnn-torch-window-error-pt2: CMD = $(DNN_TORCH_CHECK) fails "The .pt2 package takes one frame" $(TARGET_PATH)/ffmpeg \
