@@ -79,7 +79,7 @@ int ff_dnn_window_jumps_back(const DNNWindow *window, const AVFrame *frame)
     const AVFrame *last = window->nb_frames ? window->frames[window->nb_frames - 1] : NULL;
 
     return last && frame->pts != AV_NOPTS_VALUE && last->pts != AV_NOPTS_VALUE &&
-           frame->pts <= last->pts;
+           frame->pts < last->pts;
 }
 
 void ff_dnn_window_restart(DNNWindow *window)

@@ -63,8 +63,8 @@ int ff_dnn_window_next(const DNNWindow *window, int eof, AVFrame **frames, int64
 void ff_dnn_window_advance(DNNWindow *window);
 
 /**
- * Whether frame starts the stream anew: its timestamp is not after the
- * last frame's (a seek).  The outputs of the frames before are then those
+ * Whether frame starts the stream anew: its timestamp is before the last
+ * frame's (a seek).  The outputs of the frames before are then those
  * of an end of the stream (eof), and ff_dnn_window_restart() follows.
  */
 int ff_dnn_window_jumps_back(const DNNWindow *window, const AVFrame *frame);

@@ -425,6 +425,14 @@ static int step_pair(AVFilterContext *context)
     return 0;
 }
 
+/** A frame taken and none sent: the next one now, if it is there. */
+static int next_input(AVFilterContext *context)
+{
+    if (ff_inlink_queued_frames(context->inputs[0]))
+        ff_filter_set_ready(context, 100);
+    return 0;
+}
+
 /**
  * The span of the earlier frame repeated before a jump back or the end
  * (eof_pts, or AV_NOPTS_VALUE): its duration, else up to the end of the
@@ -459,7 +467,7 @@ static int filter_frame(AVFilterContext *context, AVFrame *in)
     if (!ctx->prev) {
         ctx->prev = in;
         ctx->prev_id = id;
-        return 0;
+        return next_input(context);
     }
     // scdet marks the first frame of a scene: no frame between it and the last one
     cut = ctx->scdet && av_dict_get(in->metadata, "lavfi.scd.time", NULL, 0);
@@ -467,7 +475,7 @@ static int filter_frame(AVFilterContext *context, AVFrame *in)
         av_log(ctx, AV_LOG_WARNING, "Timestamp %"PRId64" again: frame dropped\n", in->pts);
         ctx->cut_pending |= cut;
         av_frame_free(&in);
-        return 0;
+        return next_input(context);
     }
     if (in->pts < ctx->prev->pts) {
         // a seek: the frames before end as at the end of the stream, and

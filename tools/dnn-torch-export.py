@@ -250,7 +250,7 @@ def build_module(args):
     try:
         module = cls(*given) if isinstance(given, list) else cls(**given)
     except Exception as e:
-        fail("%s(%s): %s" % (cls.__name__, args.args, reason(e)))
+        fail("%s(%s): %s" % (getattr(cls, "__name__", args.module), args.args, reason(e)))
     if args.checkpoint:
         if not os.path.isfile(args.checkpoint):
             fail("no such file: %s" % args.checkpoint)
@@ -264,7 +264,7 @@ def build_module(args):
         except Exception as e:
             # torch's first line names the class; the next, which keys differ
             lines = [line.strip() for line in str(e).splitlines() if line.strip()]
-            fail("%s does not fit %s: %s" % (args.checkpoint, cls.__name__,
+            fail("%s does not fit %s: %s" % (args.checkpoint, getattr(cls, "__name__", args.module),
                                              (lines[1] if len(lines) > 1 else reason(e))[:300]))
     return module.eval()
 

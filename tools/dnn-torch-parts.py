@@ -391,7 +391,7 @@ def check_output(opts):
         path = os.path.join(tmp, "probe" + os.path.splitext(opts["output"])[1])
         cmd = [ffmpeg, "-nostdin", "-hide_banner", "-v", "error",
                "-f", "lavfi", "-i", "color=s=256x256:r=25,format=yuv420p", "-i", opts["input"],
-               "-map", "0:v", "-map", "1:a:0?", "-frames:v", "1", "-t", "0.2", "-c:a", "copy"]
+               "-map", "0:v", "-map", "1:a?", "-frames:v", "1", "-t", "0.2", "-c:a", "copy"]
         cmd += opts["encode"] + ["-y", path]
         try:
             run = subprocess.run(cmd, capture_output=True, text=True)
@@ -403,7 +403,10 @@ def check_output(opts):
                    else "its format's default video codec", opts["input"],
                    " ".join(run.stderr.strip().splitlines()[-1:])))
         if not opts["encode"]:
-            codec = probe_video(ffmpeg, path, "stream=codec_name")[0]["codec_name"]
+            found = probe_video(ffmpeg, path, "stream=codec_name")
+            if not found or not found[0].get("codec_name"):
+                die("%s: no video stream in a file of its format; give --encode" % opts["output"])
+            codec = found[0]["codec_name"]
             # B-frames would reorder a part's frames (see reorder_error)
             opts["encode"] = ["-c:v", codec, "-bf", "0"]
 

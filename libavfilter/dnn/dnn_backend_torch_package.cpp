@@ -18,6 +18,9 @@
  * Foundation, Inc., 51 Franklin Street, Fifth Floor, Boston, MA 02110-1301 USA
  */
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <cerrno>
 #include <cinttypes>
@@ -1068,6 +1071,32 @@ THModelFile::~THModelFile()
 }
 
 /**
+ * An unlinked file of TMPDIR (else /tmp), closed on exec, open for
+ * writing and reading; NULL with errno set.
+ */
+static FILE *private_file(void)
+{
+    const char *dir = getenv("TMPDIR");
+    std::string name = std::string(dir && *dir ? dir : "/tmp") + "/ffmpeg-dnn-model-XXXXXX";
+    std::vector<char> path(name.begin(), name.end());
+    FILE *f;
+    int fd, err;
+
+    path.push_back('\0');
+    fd = mkostemp(path.data(), O_CLOEXEC);
+    if (fd < 0)
+        return NULL;
+    unlink(path.data());
+    f = fdopen(fd, "w+b");
+    if (!f) {
+        err = errno;
+        close(fd);
+        errno = err;
+    }
+    return f;
+}
+
+/**
  * Copy the model file into file->copy, an unlinked temporary file, and
  * give the SHA-256 of the bytes copied as 64 lowercase hexadecimal digits.
  * 0 or an AVERROR, logged.
@@ -1085,11 +1114,13 @@ static int copy_and_hash(THModelFile *file, const char *filename, char hex[65], 
         av_log(log_ctx, AV_LOG_ERROR, "Could not read the model file \"%s\"\n", filename);
         return AVERROR(ENOENT);
     }
-    file->copy = tmpfile();
+    file->copy = private_file();
     if (!file->copy) {
         int err = AVERROR(errno);
+        const char *dir = getenv("TMPDIR");
         av_log(log_ctx, AV_LOG_ERROR, "Could not make a temporary copy of the model file "
-               "(model_sha256): %s\n", strerror(errno));
+               "in %s (model_sha256; TMPDIR says where): %s\n", dir && *dir ? dir : "/tmp",
+               strerror(errno));
         return err;
     }
     av_sha_init(sha.get(), 256);

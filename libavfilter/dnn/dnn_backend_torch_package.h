@@ -55,7 +55,7 @@ public:
     THModelFile &operator=(const THModelFile &) = delete;
 
     std::string path;           ///< what LibTorch's loaders open
-    FILE *copy = nullptr;       ///< with model_sha256: the bytes hashed, unlinked
+    FILE *copy = nullptr;       ///< with model_sha256: the bytes hashed, unlinked, in TMPDIR
 };
 
 /**
