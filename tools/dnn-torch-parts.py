@@ -401,7 +401,7 @@ def check_output(opts):
             die("%s cannot be written with %s and %s's audio copied: %s"
                 % (opts["output"], "--encode " + shlex.join(opts["encode"]) if opts["encode"]
                    else "its format's default video codec", opts["input"],
-                   " ".join(run.stderr.strip().splitlines()[-1:])))
+                   " ".join(run.stderr.strip().splitlines()[:1])))  # the cause: the first line
         if not opts["encode"]:
             found = probe_video(ffmpeg, path, "stream=codec_name")
             if not found or not found[0].get("codec_name"):
