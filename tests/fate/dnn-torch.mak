@@ -233,13 +233,14 @@ fate-dnn-torch-export-$(1): CMD = $$(DNN_TORCH_CHECK) export $(TORCH_PYTHON) \
 endef
 $(eval $(call FATE_DNN_TORCH_EXPORT_CHECK,byte-output,ByteOutput))
 # the user's mistakes are errors that say which, not Python tracebacks:
-# --args that is no list of arguments, a state_dict of another module, an
-# output in no directory
+# --args that is no list of arguments, a state_dict of another module (one
+# temporal_models.py makes with ifnet.pt; DNN_TORCH_IFNET is set below, and
+# a prerequisite is expanded where it is read), an output in no directory
 FATE_DNN_TORCH += fate-dnn-torch-export-error-args
 fate-dnn-torch-export-error-args: CMD = $(DNN_TORCH_CHECK) export $(TORCH_PYTHON) \
     $(SRC_PATH)/tests/dnn/gen_torch_models.py:SmallConv $(DNN_TORCH_DATA)/export-error.pt --args 3
 FATE_DNN_TORCH += fate-dnn-torch-export-error-checkpoint
-fate-dnn-torch-export-error-checkpoint: $(DNN_TORCH_IFNET)
+fate-dnn-torch-export-error-checkpoint: $(DNN_TORCH_DATA)/ifnet.pt
 fate-dnn-torch-export-error-checkpoint: CMD = $(DNN_TORCH_CHECK) export $(TORCH_PYTHON) \
     $(SRC_PATH)/tests/dnn/gen_torch_models.py:SmallConv $(DNN_TORCH_DATA)/export-error.pt \
     --checkpoint $(DNN_TORCH_DATA)/fastdvd.state.pt --format torchscript
