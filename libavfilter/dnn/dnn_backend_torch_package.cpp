@@ -1070,23 +1070,27 @@ THModelFile::~THModelFile()
         fclose(copy);
 }
 
+/** Where the copy goes: TMPDIR, else /tmp. */
+static const char *temp_dir(void)
+{
+    const char *dir = getenv("TMPDIR");
+    return dir && *dir ? dir : "/tmp";
+}
+
 /**
- * An unlinked file of TMPDIR (else /tmp), closed on exec, open for
- * writing and reading; NULL with errno set.
+ * An unlinked file of temp_dir(), closed on exec, open for writing and
+ * reading; NULL with errno set.
  */
 static FILE *private_file(void)
 {
-    const char *dir = getenv("TMPDIR");
-    std::string name = std::string(dir && *dir ? dir : "/tmp") + "/ffmpeg-dnn-model-XXXXXX";
-    std::vector<char> path(name.begin(), name.end());
+    std::string path = std::string(temp_dir()) + "/ffmpeg-dnn-model-XXXXXX";
     FILE *f;
     int fd, err;
 
-    path.push_back('\0');
-    fd = mkostemp(path.data(), O_CLOEXEC);
+    fd = mkostemp(&path[0], O_CLOEXEC);
     if (fd < 0)
         return NULL;
-    unlink(path.data());
+    unlink(path.c_str());
     f = fdopen(fd, "w+b");
     if (!f) {
         err = errno;
@@ -1117,10 +1121,8 @@ static int copy_and_hash(THModelFile *file, const char *filename, char hex[65], 
     file->copy = private_file();
     if (!file->copy) {
         int err = AVERROR(errno);
-        const char *dir = getenv("TMPDIR");
         av_log(log_ctx, AV_LOG_ERROR, "Could not make a temporary copy of the model file "
-               "in %s (model_sha256; TMPDIR says where): %s\n", dir && *dir ? dir : "/tmp",
-               strerror(errno));
+               "in %s (model_sha256; TMPDIR says where): %s\n", temp_dir(), strerror(errno));
         return err;
     }
     av_sha_init(sha.get(), 256);
