@@ -72,6 +72,7 @@ typedef struct DnnInterpolateContext {
     int64_t eof_pts;
     PendingTime pending[DNN_TIMES_MAX]; ///< batch > 1: times of the pair for one run
     int nb_pending;
+    int model_failed;           ///< a run failed: its task is never finished, no run may follow
 } DnnInterpolateContext;
 
 #define OFFSET(x) offsetof(DnnInterpolateContext, dnnctx.x)
@@ -263,6 +264,9 @@ static int run_pending(AVFilterContext *context, AVFrame *later, int64_t later_i
                      out_frame != out[0]))
         ret = AVERROR(EIO);
     if (ret != 0) {
+        // the failed task stays queued in the backend: a later run would
+        // get its result, and the end would wait for it
+        ctx->model_failed = 1;
         for (int i = 1; i < nb; i++)
             av_frame_free(&out[i]);
         return ret < 0 ? ret : AVERROR(EIO); // the backend has logged why
@@ -505,6 +509,9 @@ static int activate(AVFilterContext *context)
 
     FF_FILTER_FORWARD_STATUS_BACK(outlink, inlink);
 
+    // an application may go on after the error: every call ends with it
+    if (ctx->model_failed)
+        return AVERROR(EIO);
     if (ctx->span)
         return step_pair(context);
 

@@ -1,17 +1,20 @@
 /*
  * Copyright (c) 2026 the FFmpeg DNN CUDA fork developers
  *
- * An API program, as those of tests/api/: after dnn_processing fails on a
- * frame, the application goes on as a library user may (more frames, then
- * the end of the input, draining the output) and must get errors back, not
- * wait forever for a result of the run that failed.
+ * An API program, as those of tests/api/: after dnn_processing or
+ * dnn_interpolate fails on a frame, the application goes on as a library
+ * user may (more frames, then the end of the input, draining the output)
+ * and must get errors back, not wait forever for a result of the run that
+ * failed.
  *
  *   api-dnn-error MODEL ASYNC
+ *   api-dnn-error PAIR-MODEL interpolate
  *
  * MODEL fails on frames that are not all zero (RaisesOnData of
- * tests/dnn/gen_torch_models.py).  Prints what the end returned, the frames
- * output and whether an error came back (when, with ASYNC 1, depends on
- * the worker thread: not printed).
+ * tests/dnn/gen_torch_models.py), PAIR-MODEL on real pairs
+ * (PairLutOutOfRange of tests/dnn/temporal_models.py).  Prints what the
+ * end returned, the frames output and whether an error came back (when,
+ * with ASYNC 1, depends on the worker thread: not printed).
  *
  * This file is part of FFmpeg.
  *
@@ -74,7 +77,7 @@ int main(int argc, char **argv)
     int ret, frames = 0, errors = 0;
 
     if (argc != 3) {
-        fprintf(stderr, "usage: %s MODEL ASYNC\n", argv[0]);
+        fprintf(stderr, "usage: %s MODEL ASYNC|interpolate\n", argv[0]);
         return 1;
     }
     av_log_set_level(AV_LOG_QUIET);
@@ -91,7 +94,10 @@ int main(int argc, char **argv)
     outputs->filter_ctx = src;
     inputs->name = av_strdup("out");
     inputs->filter_ctx = sink;
-    snprintf(desc, sizeof(desc), "dnn_processing=dnn_backend=torch:model=%s:async=%s", argv[1], argv[2]);
+    if (!strcmp(argv[2], "interpolate"))
+        snprintf(desc, sizeof(desc), "dnn_interpolate=model=%s", argv[1]);
+    else
+        snprintf(desc, sizeof(desc), "dnn_processing=dnn_backend=torch:model=%s:async=%s", argv[1], argv[2]);
     ret = avfilter_graph_parse_ptr(graph, desc, &inputs, &outputs, NULL);
     if (ret >= 0)
         ret = avfilter_graph_config(graph, NULL);

@@ -534,6 +534,13 @@ fate-dnn-torch-interpolate-jump-back: CMD = $(DNN_TORCH_CHECK) compare $(TARGET_
     -vf "setpts=N-5*gte(N\,5),format=rgb24,dnn_interpolate=model=$(DNN_TORCH_DIR)/ifnet.pt:factor=2" -- \
     -f lavfi -i testsrc2=s=64x48:r=25:d=0.4 -fps_mode passthrough -filter_complex \
     "[0]format=rgb24,split[x][y];[x]trim=end_frame=5,dnn_interpolate=model=$(DNN_TORCH_DIR)/ifnet.pt:factor=2[a];[y]trim=start_frame=5,setpts=PTS-STARTPTS,dnn_interpolate=model=$(DNN_TORCH_DIR)/ifnet.pt:factor=2[b];[a][b]concat"
+# Through the API (api-dnn-error.c): a pair model that fails on the first
+# real pair (an index out of range), and the application goes on: every
+# later call returns with the error; none waits for the run that failed
+FATE_DNN_TORCH_INTERPOLATE += fate-dnn-torch-api-error-interpolate
+fate-dnn-torch-api-error-interpolate: $(DNN_TORCH_API_ERROR)
+fate-dnn-torch-api-error-interpolate: CMD = timeout -s KILL 120 $(TARGET_PATH)/$(DNN_TORCH_API_ERROR) \
+    $(DNN_TORCH_DIR)/pair-lut-out-of-range.pt interpolate
 FATE_DNN_TORCH_INTERPOLATE += fate-dnn-torch-interpolate-export-error-batch
 fate-dnn-torch-interpolate-export-error-batch: CMD = $(DNN_TORCH_CHECK) export $(TORCH_PYTHON) \
     $(SRC_PATH)/tests/dnn/gen_torch_models.py:SmallConv $(DNN_TORCH_DATA)/x.pt2 --batch 3
