@@ -26,6 +26,7 @@
  * CUDA memory (zero-copy, on the frames' stream).
  */
 
+#include "libavutil/avstring.h"
 #include "libavutil/dict.h"
 #include "libavutil/opt.h"
 #include "libavutil/pixdesc.h"
@@ -65,6 +66,8 @@ typedef struct DnnInterpolateContext {
     AVFrame *later;             ///< the later frame (NULL at the end), the next pair's earlier
     int64_t later_id;
     int repeat;                 ///< the earlier frame repeated (a scene cut, a jump back, the end)
+    int scored;                 ///< scene: the pair's score is known (its first run), in score
+    char score[32];             ///< the backend's lavfi.dnn_interpolate.scene_score of the pair
     int restart;                ///< a jump back: fps places its outputs from the later frame anew
     int k;                      ///< factor: the next output of the pair
     int64_t last_span;          ///< the last pair's, for an earlier frame without a duration
@@ -175,6 +178,13 @@ static int config_output(AVFilterLink *outlink)
     return 0;
 }
 
+/** The pair's scene score on a frame of it (made, or repeated at a cut). */
+static int set_score(DnnInterpolateContext *ctx, AVFrame *frame)
+{
+    return ctx->scored ? av_dict_set(&frame->metadata, "lavfi.dnn_interpolate.scene_score",
+                                     ctx->score, 0) : 0;
+}
+
 /** Send the earlier frame as it is at output pts (t = 0, the end, a scene cut). */
 static int send_earlier(AVFilterContext *context, int64_t pts, int64_t duration)
 {
@@ -200,6 +210,11 @@ static int send_earlier(AVFilterContext *context, int64_t pts, int64_t duration)
             return ret;
         }
     }
+    // a frame between the two of a scene cut found by the score: the score
+    if (ctx->repeat && (ret = set_score(ctx, out)) < 0) {
+        av_frame_free(&out);
+        return ret;
+    }
     out->pts = pts;
     out->duration = duration;
     ctx->out_end = pts + duration;
@@ -214,6 +229,8 @@ static int send_pending(AVFilterContext *context, AVFrame **out, int nb)
     int ret = 0;
 
     for (int i = 0; i < nb; i++) {
+        if (ret >= 0)
+            ret = set_score(ctx, out[i]);
         if (ret < 0) {
             av_frame_free(&out[i]);
             continue;
@@ -223,6 +240,40 @@ static int send_pending(AVFilterContext *context, AVFrame **out, int nb)
         ctx->out_end = out[i]->pts + out[i]->duration;
         ctx->nb_sent++;
         ret = ff_filter_frame(context->outputs[0], out[i]);
+    }
+    return ret;
+}
+
+/**
+ * The score the backend gave the pair's first run (scene > 0): above
+ * scene, the backend wrote the earlier frame converted by the model's
+ * colour path into out; the filter sends the frame itself instead, at
+ * these times and the pair's others (no run of the model, no score again).
+ * 1 at a cut.
+ */
+static int take_score(DnnInterpolateContext *ctx, AVFrame *out)
+{
+    const AVDictionaryEntry *e = av_dict_get(out->metadata, "lavfi.dnn_interpolate.scene_score", NULL, 0);
+
+    if (!e)
+        return 0;
+    av_strlcpy(ctx->score, e->value, sizeof(ctx->score));
+    ctx->scored = 1;
+    // the text holds the backend's float exactly: the same comparison
+    ctx->repeat = strtof(ctx->score, NULL) > ctx->scene;
+    return ctx->repeat;
+}
+
+/** The pending times of a scene cut: the earlier frame at each. */
+static int send_pending_earlier(AVFilterContext *context, AVFrame **out, int nb)
+{
+    DnnInterpolateContext *ctx = context->priv;
+    int ret = 0;
+
+    for (int i = 0; i < nb; i++) {
+        av_frame_free(&out[i]);
+        if (ret >= 0)
+            ret = send_earlier(context, ctx->pending[i].pts, ctx->pending[i].duration);
     }
     return ret;
 }
@@ -238,6 +289,8 @@ static int run_pending(AVFilterContext *context, AVFrame *later, int64_t later_i
     const int64_t ids[2] = { ctx->prev_id, later_id };
     AVFrame *out[DNN_TIMES_MAX] = { NULL }, *frames[2], *in_frame = NULL, *out_frame = NULL;
     float times[DNN_TIMES_MAX];
+    // the pair's score once, on its first run (a host wait on CUDA frames)
+    float scene = ctx->scored ? 0 : ctx->scene;
     int nb = ctx->nb_pending, ret = 0;
 
     if (!nb)
@@ -259,7 +312,7 @@ static int run_pending(AVFilterContext *context, AVFrame *later, int64_t later_i
     frames[0] = in_frame;
     frames[1] = later;
     ret = ff_dnn_execute_model_times(&ctx->dnnctx, in_frame, frames, ids, times, nb,
-                                     ctx->scene, out);
+                                     scene, out);
     if (ret == 0 && (ff_dnn_get_result(&ctx->dnnctx, &in_frame, &out_frame) != DAST_SUCCESS ||
                      out_frame != out[0]))
         ret = AVERROR(EIO);
@@ -272,6 +325,8 @@ static int run_pending(AVFilterContext *context, AVFrame *later, int64_t later_i
         return ret < 0 ? ret : AVERROR(EIO); // the backend has logged why
     }
     av_frame_free(&in_frame);
+    if (scene > 0 && take_score(ctx, out[0]))
+        return send_pending_earlier(context, out, nb);
     return send_pending(context, out, nb);
 }
 
@@ -321,6 +376,7 @@ static void begin_pair(AVFilterContext *context, AVFrame *later, int64_t later_i
     ctx->later = later;
     ctx->later_id = later_id;
     ctx->repeat = repeat;
+    ctx->scored = 0;
     ctx->span = FFMAX(span, 1);
     ctx->k = 0;
     if (ctx->fps.num > 0 && !ctx->started) {

@@ -31,6 +31,7 @@
 #include "dnn_backend_torch_precision.h"
 
 #include <algorithm>
+#include <cstdio>
 
 extern "C" {
 #include "libavutil/log.h"
@@ -138,6 +139,14 @@ static void th_log_frames_given(const std::vector<torch::jit::IValue> &inputs,
            how.batched ? " with a batch of times (batch)" : "",
            how.sigma >= 0 ? (how.sigma_plane ? " and a sigma plane" : " and a 0-D sigma") : "",
            shapes.c_str());
+}
+
+std::string th_scene_score_text(float score)
+{
+    char text[32];
+    // 9 significant digits: enough for any float to read back unchanged
+    snprintf(text, sizeof(text), "%.9g", score);
+    return text;
 }
 
 /** The mean absolute difference of a and b, computed on their device. */

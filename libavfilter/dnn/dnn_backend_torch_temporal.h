@@ -31,6 +31,7 @@
 #ifndef AVFILTER_DNN_DNN_BACKEND_TORCH_TEMPORAL_H
 #define AVFILTER_DNN_DNN_BACKEND_TORCH_TEMPORAL_H
 
+#include <string>
 #include <vector>
 #include <torch/torch.h>
 #include <torch/script.h>
@@ -104,5 +105,12 @@ THFramesInput th_frames_input(const DnnContext *ctx, float t, float scene, int r
 int th_frames_forward(torch::jit::Module *model, THPackage *package,
                       const std::vector<torch::Tensor> &frames, const THFramesInput &how,
                       THFrameCache *cache, torch::Tensor *output, float *score, DnnContext *ctx);
+
+/**
+ * A scene score as metadata text: the float exactly (it reads back as the
+ * same value), so that a filter compares it with its threshold as the
+ * backend did.
+ */
+std::string th_scene_score_text(float score);
 
 #endif /* AVFILTER_DNN_DNN_BACKEND_TORCH_TEMPORAL_H */

@@ -450,6 +450,15 @@ $(eval $(call FATE_DNN_TORCH_INTERPOLATE_TEST,fps60-late,testsrc2=s=32x24:r=2400
 $(eval $(call FATE_DNN_TORCH_INTERPOLATE_TEST,vfr,testsrc2=s=64x48:r=25:d=0.4$(DNN_TORCH_COMMA)setpts=N*N/TB,factor=2,0))
 $(eval $(call FATE_DNN_TORCH_INTERPOLATE_TEST,scene,testsrc2=s=64x48:r=25:d=0.16[a];testsrc=s=64x48:r=25:d=0.16[b];[a][b]concat,factor=3,0.2))
 $(eval $(call FATE_DNN_TORCH_INTERPOLATE_TEST,scdet,testsrc2=s=64x48:r=25:d=0.16[a];testsrc=s=64x48:r=25:d=0.16[b];[a][b]concat,factor=3,scdet:3))
+# a scene cut found by the score on yuv420p frames: the frames between the
+# two shots are the earlier frame itself (output 9 to 11: pair 3, the cut),
+# not the earlier frame through the model's RGB conversion
+FATE_DNN_TORCH_INTERPOLATE += fate-dnn-torch-interpolate-scene-exact
+fate-dnn-torch-interpolate-scene-exact: CMD = $(DNN_TORCH_CHECK) compare $(TARGET_PATH) exact \
+    -f lavfi -i "testsrc2=s=64x48:r=25:d=0.16[a];testsrc=s=64x48:r=25:d=0.16[b];[a][b]concat" -fps_mode passthrough \
+    -vf "format=yuv420p,dnn_interpolate=model=$(DNN_TORCH_DIR)/ifnet.pt:factor=3:scene=0.2,select=between(n\,9\,11)" -- \
+    -f lavfi -i "testsrc2=s=64x48:r=25:d=0.16[a];testsrc=s=64x48:r=25:d=0.16[b];[a][b]concat" -fps_mode passthrough \
+    -vf "format=yuv420p,select=eq(n\,3),loop=loop=2:size=1"
 # batch=N: the times of a pair in one run, the pair and t as a batch,
 # against the same eager reference of one time a run: 4x (one run of 3
 # times a pair), 24000/1001 to 60 fps (runs of 1 and 2 times), a scene cut
