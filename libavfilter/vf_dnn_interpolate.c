@@ -299,6 +299,9 @@ static int run_pending(AVFilterContext *context, AVFrame *later, int64_t later_i
     for (int i = 0; i < nb && ret >= 0; i++) {
         out[i] = ff_get_video_buffer(outlink, outlink->w, outlink->h);
         ret = out[i] ? av_frame_copy_props(out[i], ctx->prev) : AVERROR(ENOMEM);
+        // only this run's score (none for a NaN one): not an earlier filter's
+        if (ret >= 0)
+            ret = av_dict_set(&out[i]->metadata, "lavfi.dnn_interpolate.scene_score", NULL, 0);
         times[i] = ctx->pending[i].t;
     }
     // the backend owns in_frame and out[0] from here, and gives them back with the result
