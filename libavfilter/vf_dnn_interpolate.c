@@ -34,6 +34,9 @@
 #include "dnn_filter_common.h"
 #include "video.h"
 
+/** Where the backend puts a pair's scene score (scene > 0), on each frame of it */
+#define SCENE_SCORE_KEY "lavfi.dnn_interpolate.scene_score"
+
 /** An output time of the pair in hand, waiting for the batch's run. */
 typedef struct PendingTime {
     int64_t pts, duration;      ///< output time base
@@ -67,7 +70,7 @@ typedef struct DnnInterpolateContext {
     int64_t later_id;
     int repeat;                 ///< the earlier frame repeated (a scene cut, a jump back, the end)
     int scored;                 ///< scene: the pair's score is known (its first run), in score
-    char score[32];             ///< the backend's lavfi.dnn_interpolate.scene_score of the pair
+    char score[32];             ///< the backend's SCENE_SCORE_KEY of the pair
     int restart;                ///< a jump back: fps places its outputs from the later frame anew
     int k;                      ///< factor: the next output of the pair
     int64_t last_span;          ///< the last pair's, for an earlier frame without a duration
@@ -181,8 +184,7 @@ static int config_output(AVFilterLink *outlink)
 /** The pair's scene score on a frame of it (made, or repeated at a cut). */
 static int set_score(DnnInterpolateContext *ctx, AVFrame *frame)
 {
-    return ctx->scored ? av_dict_set(&frame->metadata, "lavfi.dnn_interpolate.scene_score",
-                                     ctx->score, 0) : 0;
+    return ctx->scored ? av_dict_set(&frame->metadata, SCENE_SCORE_KEY, ctx->score, 0) : 0;
 }
 
 /** Send the earlier frame as it is at output pts (t = 0, the end, a scene cut). */
@@ -253,7 +255,7 @@ static int send_pending(AVFilterContext *context, AVFrame **out, int nb)
  */
 static int take_score(DnnInterpolateContext *ctx, AVFrame *out)
 {
-    const AVDictionaryEntry *e = av_dict_get(out->metadata, "lavfi.dnn_interpolate.scene_score", NULL, 0);
+    const AVDictionaryEntry *e = av_dict_get(out->metadata, SCENE_SCORE_KEY, NULL, 0);
 
     if (!e)
         return 0;
@@ -301,7 +303,7 @@ static int run_pending(AVFilterContext *context, AVFrame *later, int64_t later_i
         ret = out[i] ? av_frame_copy_props(out[i], ctx->prev) : AVERROR(ENOMEM);
         // only this run's score (none for a NaN one): not an earlier filter's
         if (ret >= 0)
-            ret = av_dict_set(&out[i]->metadata, "lavfi.dnn_interpolate.scene_score", NULL, 0);
+            ret = av_dict_set(&out[i]->metadata, SCENE_SCORE_KEY, NULL, 0);
         times[i] = ctx->pending[i].t;
     }
     // the backend owns in_frame and out[0] from here, and gives them back with the result
