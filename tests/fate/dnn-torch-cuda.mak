@@ -415,11 +415,13 @@ fate-dnn-torch-cuda-error-device-assert: CMD = $(DNN_TORCH_CHECK) fails device-s
     -vf format=rgb0,hwupload,dnn_processing=dnn_backend=torch:model=$(DNN_TORCH_DIR)/lut_out_of_range.pt -f null -
 # dnn_interpolate: the fault is in the one pair of a 2-frame stream, after
 # which no frame comes: the end of the stream waits for the GPU and ends
-# the run with the error, not with a warning while freeing the model
+# the run with the error, not with a warning while freeing the model.  The
+# input ends (d=): a limit on the output would close it at its second
+# frame, before the end of the stream reaches the filter.
 FATE_DNN_TORCH_CUDA += fate-dnn-torch-cuda-error-device-assert-interpolate-eof
 fate-dnn-torch-cuda-error-device-assert-interpolate-eof: $(DNN_TORCH_IFNET)
 fate-dnn-torch-cuda-error-device-assert-interpolate-eof: CMD = $(DNN_TORCH_CHECK) fails device-side.assert $(TARGET_PATH)/ffmpeg \
-    $(DNN_TORCH_CUDA_DEV) -f lavfi -i testsrc2=s=64x48:r=25,format=rgb24 -frames:v 2 \
+    $(DNN_TORCH_CUDA_DEV) -f lavfi -i testsrc2=s=64x48:r=25:d=0.08,format=rgb24 \
     -vf format=rgb0,hwupload,dnn_interpolate=model=$(DNN_TORCH_DIR)/pair-lut-out-of-range.pt:factor=2 -f null -
 FATE_DNN_TORCH_CUDA += fate-dnn-torch-cuda-error-device-assert-system-frames
 fate-dnn-torch-cuda-error-device-assert-system-frames: CMD = $(DNN_TORCH_CHECK) fails device-side.assert $(TARGET_PATH)/ffmpeg \
