@@ -248,10 +248,9 @@ static int send_pending(AVFilterContext *context, AVFrame **out, int nb)
 
 /**
  * The score the backend gave the pair's first run (scene > 0): above
- * scene, the backend wrote the earlier frame converted by the model's
- * colour path into out; the filter sends the frame itself instead, at
- * these times and the pair's others (no run of the model, no score again).
- * 1 at a cut.
+ * scene, the backend ran no model and wrote nothing into out; the filter
+ * sends the earlier frame itself, at these times and the pair's others (no
+ * run of the model, no score again).  1 at a cut.
  */
 static int take_score(DnnInterpolateContext *ctx, AVFrame *out)
 {

@@ -177,6 +177,15 @@ static c10::IValue th_recurrent_state(THFrameCache *cache, const torch::Tensor &
     return cache->state;
 }
 
+/** An image of the model: an undefined one would read as a scene cut's (no image). */
+static int th_defined_output(const torch::Tensor &output, void *log_ctx)
+{
+    if (output.defined())
+        return 0;
+    av_log(log_ctx, AV_LOG_ERROR, "The model returned an undefined tensor\n");
+    return AVERROR(EINVAL);
+}
+
 /** A recurrent model's (frame, state): the frame into *output, the state kept for the next. */
 static int th_recurrent_output(const c10::IValue &result, const THFramesInput &how,
                                THFrameCache *cache, torch::Tensor *output, void *log_ctx)
@@ -191,7 +200,7 @@ static int th_recurrent_output(const c10::IValue &result, const THFramesInput &h
     *output = result.toTupleRef().elements()[0].toTensor();
     if (how.keep_state)
         cache->state = result.toTupleRef().elements()[1].toTensor();
-    return 0;
+    return th_defined_output(*output, log_ctx);
 }
 
 /**
@@ -239,8 +248,9 @@ int th_frames_forward(torch::jit::Module *model, THPackage *package,
         if (how.scene > 0) {
             *score = th_scene_score(frames[0], frames[1]);
             if (*score > how.scene) {
-                // the earlier frame at every time
-                *output = how.batched ? frames[0].expand({ how.nb_times, -1, -1, -1 }) : frames[0];
+                // no image: dnn_interpolate sends the earlier frame as it
+                // is, not through the model's colour path and back
+                output->reset();
                 return 0;
             }
         }
@@ -301,5 +311,5 @@ int th_frames_forward(torch::jit::Module *model, THPackage *package,
         return AVERROR(EINVAL);
     }
     *output = result.toTensor();
-    return 0;
+    return th_defined_output(*output, log_ctx);
 }

@@ -99,8 +99,9 @@ THFramesInput th_frames_input(const DnnContext *ctx, float t, float scene, int r
  * are 0-D tensors or 1x1xHxW planes of the frames' dtype on their device.
  * With scene > 0, the mean absolute difference of the two frames (of a
  * pair; of this frame and the previous one of a recurrent model) is
- * computed first (*score): above scene, a pair gives its earlier frame
- * without running the model, and a recurrent model starts again.
+ * computed first (*score): above scene, a pair gives no image (*output
+ * undefined: the caller writes no frame) without running the model, and a
+ * recurrent model starts again.
  */
 int th_frames_forward(torch::jit::Module *model, THPackage *package,
                       const std::vector<torch::Tensor> &frames, const THFramesInput &how,
