@@ -187,13 +187,33 @@ static int set_score(DnnInterpolateContext *ctx, AVFrame *frame)
     return ctx->scored ? av_dict_set(&frame->metadata, SCENE_SCORE_KEY, ctx->score, 0) : 0;
 }
 
-/** Send the earlier frame as it is at output pts (t = 0, the end, a scene cut). */
-static int send_earlier(AVFilterContext *context, int64_t pts, int64_t duration)
+/**
+ * What the earlier frame's metadata says of it against the frame before
+ * it (scdet's marks, an earlier dnn_interpolate's score), off a frame made
+ * at another time: a later filter would find a cut there too (scdet=1).
+ */
+static int drop_earlier_marks(AVFrame *frame)
+{
+    static const char *const keys[] = {
+        "lavfi.scd.time", "lavfi.scd.score", "lavfi.scd.mafd", SCENE_SCORE_KEY,
+    };
+    int ret = 0;
+
+    for (int i = 0; i < FF_ARRAY_ELEMS(keys) && ret >= 0; i++)
+        ret = av_dict_set(&frame->metadata, keys[i], NULL, 0);
+    return ret;
+}
+
+/**
+ * Send the earlier frame as it is at output pts: at its own time (t = 0),
+ * or repeated at a later one (made: the end, a jump back, a scene cut).
+ */
+static int send_earlier(AVFilterContext *context, int64_t pts, int64_t duration, int made)
 {
     DnnInterpolateContext *ctx = context->priv;
     AVFilterLink *outlink = context->outputs[0];
     AVFrame *out;
-    int ret;
+    int ret = 0;
 
     if (ctx->prev->format != AV_PIX_FMT_CUDA) {
         out = av_frame_clone(ctx->prev);
@@ -212,8 +232,12 @@ static int send_earlier(AVFilterContext *context, int64_t pts, int64_t duration)
             return ret;
         }
     }
+    if (made)
+        ret = drop_earlier_marks(out);
     // a frame between the two of a scene cut found by the score: the score
-    if (ctx->repeat && (ret = set_score(ctx, out)) < 0) {
+    if (ret >= 0 && ctx->repeat)
+        ret = set_score(ctx, out);
+    if (ret < 0) {
         av_frame_free(&out);
         return ret;
     }
@@ -274,7 +298,7 @@ static int send_pending_earlier(AVFilterContext *context, AVFrame **out, int nb)
     for (int i = 0; i < nb; i++) {
         av_frame_free(&out[i]);
         if (ret >= 0)
-            ret = send_earlier(context, ctx->pending[i].pts, ctx->pending[i].duration);
+            ret = send_earlier(context, ctx->pending[i].pts, ctx->pending[i].duration, 1);
     }
     return ret;
 }
@@ -300,9 +324,9 @@ static int run_pending(AVFilterContext *context, AVFrame *later, int64_t later_i
     for (int i = 0; i < nb && ret >= 0; i++) {
         out[i] = ff_get_video_buffer(outlink, outlink->w, outlink->h);
         ret = out[i] ? av_frame_copy_props(out[i], ctx->prev) : AVERROR(ENOMEM);
-        // only this run's score (none for a NaN one): not an earlier filter's
+        // only this run's score (none for a NaN one), and no scdet mark
         if (ret >= 0)
-            ret = av_dict_set(&out[i]->metadata, SCENE_SCORE_KEY, NULL, 0);
+            ret = drop_earlier_marks(out[i]);
         times[i] = ctx->pending[i].t;
     }
     // the backend owns in_frame and out[0] from here, and gives them back with the result
@@ -348,7 +372,7 @@ static int queue_frame(AVFilterContext *context, AVFrame *later, int64_t later_i
 
     if (t == 0 || !later) {
         ret = run_pending(context, later, later_id);
-        return ret < 0 ? ret : send_earlier(context, pts, duration);
+        return ret < 0 ? ret : send_earlier(context, pts, duration, t != 0);
     }
     ctx->pending[ctx->nb_pending++] = (PendingTime){ pts, duration, t };
     return ctx->nb_pending == ctx->dnnctx.batch ? run_pending(context, later, later_id) : 0;

@@ -601,6 +601,17 @@ fate-dnn-torch-interpolate-scdet-dropped: CMD = $(DNN_TORCH_CHECK) compare $(TAR
     -vf "scdet,setpts=if(eq(N\,4)\,PREV_INPTS\,PTS),dnn_interpolate=model=$(DNN_TORCH_DIR)/ifnet.pt:factor=3:scdet=1" -- \
     -f lavfi -i "testsrc2=s=64x48:r=25:d=0.16[a];testsrc=s=64x48:r=25:d=0.16[b];[a][b]concat,format=rgb24" \
     -vf "select=not(eq(n\,4)),scdet,dnn_interpolate=model=$(DNN_TORCH_DIR)/ifnet.pt:factor=3:scdet=1"
+# scdet's mark of a scene's first frame stays on that frame: not on the
+# frames made after it, interpolated or repeated at the end (a later filter
+# with scdet=1 would find a cut at each)
+FATE_DNN_TORCH_INTERPOLATE += fate-dnn-torch-interpolate-scdet-marks
+fate-dnn-torch-interpolate-scdet-marks: CMD = $(DNN_TORCH_CHECK) frames $(TARGET_PATH)/ffmpeg \
+    -f lavfi -i "testsrc2=s=64x48:r=25:d=0.2[a];testsrc=s=64x48:r=25:d=0.2[b];[a][b]concat,format=rgb24" \
+    -vf "scdet,dnn_interpolate=model=$(DNN_TORCH_DIR)/ifnet.pt:factor=4:scdet=1,metadata=mode=select:key=lavfi.scd.time"
+FATE_DNN_TORCH_INTERPOLATE += fate-dnn-torch-interpolate-scdet-marks-end
+fate-dnn-torch-interpolate-scdet-marks-end: CMD = $(DNN_TORCH_CHECK) frames $(TARGET_PATH)/ffmpeg \
+    -f lavfi -i "testsrc2=s=64x48:r=25:d=0.2[a];testsrc=s=64x48:r=25:d=0.04[b];[a][b]concat,format=rgb24" \
+    -vf "scdet,dnn_interpolate=model=$(DNN_TORCH_DIR)/ifnet.pt:factor=4:scdet=1,metadata=mode=select:key=lavfi.scd.time"
 # errors: scene and scdet both set; a model of one frame, as TorchScript
 # and as a .pt2 package
 FATE_DNN_TORCH_INTERPOLATE += fate-dnn-torch-interpolate-error-scdet-scene
