@@ -239,7 +239,13 @@ int th_frames_forward(torch::jit::Module *model, THPackage *package,
     *score = -1.0f;
     for (const auto &frame : frames) {
         if (frame.sizes() != frames[0].sizes()) {
-            av_log(log_ctx, AV_LOG_ERROR, "The frames of one input of the model differ in size\n");
+            // ffmpeg starts a new graph where the decoded size changes: a
+            // filter inside the graph changed it (scale with eval=frame)
+            av_log(log_ctx, AV_LOG_ERROR, "The frames of one input of the model differ in "
+                   "size (%" PRId64 "x%" PRId64 " and %" PRId64 "x%" PRId64 "): the frame size "
+                   "cannot change inside a filter graph\n",
+                   (int64_t)frames[0].size(-1), (int64_t)frames[0].size(-2),
+                   (int64_t)frame.size(-1), (int64_t)frame.size(-2));
             return AVERROR(EINVAL);
         }
     }

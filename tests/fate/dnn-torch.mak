@@ -807,6 +807,16 @@ $(eval $(call FATE_DNN_TORCH_RESIZE_TEST,one-frame,dnn_processing=dnn_backend=to
 $(eval $(call FATE_DNN_TORCH_RESIZE_TEST,interpolate,dnn_interpolate=model=$(DNN_TORCH_DIR)/ifnet.pt:factor=2))
 $(eval $(call FATE_DNN_TORCH_RESIZE_TEST,window,dnn_processing=dnn_backend=torch:model=$(DNN_TORCH_DIR)/fastdvd.pt:frames=5:sigma=0.1))
 $(eval $(call FATE_DNN_TORCH_RESIZE_TEST,recurrent,dnn_processing=dnn_backend=torch:model=$(DNN_TORCH_DIR)/recurrent.pt:recurrent=1))
+# A size change inside the graph (scale with eval=frame), for which ffmpeg
+# starts no new graph: an error that says so, not one that blames the model
+define FATE_DNN_TORCH_RESIZE_INSIDE_TEST
+FATE_DNN_TORCH_RESIZE += fate-dnn-torch-resize-inside-$(1)
+fate-dnn-torch-resize-inside-$(1): CMD = $$(DNN_TORCH_CHECK) fails "the frame size cannot change inside a filter graph" \
+    $(TARGET_PATH)/ffmpeg -f lavfi -i testsrc2=s=64x48:r=25:d=0.4 \
+    -vf "scale=w=if(gt(n\,3)\,32\,96):h=if(gt(n\,3)\,32\,48):eval=frame,format=rgb24,$(2)" -f null -
+endef
+$(eval $(call FATE_DNN_TORCH_RESIZE_INSIDE_TEST,one-frame,dnn_processing=dnn_backend=torch:model=$(DNN_TORCH_DIR)/conv.pt))
+$(eval $(call FATE_DNN_TORCH_RESIZE_INSIDE_TEST,interpolate,dnn_interpolate=model=$(DNN_TORCH_DIR)/ifnet.pt))
 $(FATE_DNN_TORCH_RESIZE): $(DNN_TORCH_IFNET) $(DNN_TORCH_CLIP_RESIZE)
 FATE_DNN_TORCH += $(FATE_DNN_TORCH_RESIZE)
 
