@@ -25,7 +25,7 @@ int THOutputValues::check_type(const torch::Tensor &output, DnnContext *ctx) noe
 {
     if (output.is_floating_point())
         return 0;
-    av_log(ctx, AV_LOG_ERROR, "The model's output is of type %s: dnn_processing needs "
+    av_log(ctx, AV_LOG_ERROR, "The model's output is of type %s: it must hold "
            "floating-point values in [0, 1] (convert in the model, for example "
            "x.float() / 255)\n", c10::toString(output.scalar_type()));
     return AVERROR(EINVAL);
