@@ -350,7 +350,8 @@ static int run_pending(AVFilterContext *context, AVFrame *later, int64_t later_i
         ctx->model_failed = 1;
         for (int i = 1; i < nb; i++)
             av_frame_free(&out[i]);
-        return ret < 0 ? ret : AVERROR(EIO); // the backend has logged why
+        // the backend has logged why; EIO, as dnn_processing's failed frame
+        return AVERROR(EIO);
     }
     av_frame_free(&in_frame);
     if (scene > 0 && take_score(ctx, out[0]))

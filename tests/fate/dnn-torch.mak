@@ -625,6 +625,11 @@ FATE_DNN_TORCH_INTERPOLATE += fate-dnn-torch-interpolate-error-pt2
 fate-dnn-torch-interpolate-error-pt2: $(DNN_TORCH_PT2_STAMP)
 fate-dnn-torch-interpolate-error-pt2: CMD = $(DNN_TORCH_CHECK) error $(TARGET_PATH)/ffmpeg \
     -f lavfi -i testsrc2=s=64x48:r=25:d=0.2,format=rgb24 -vf dnn_interpolate=model=$(DNN_TORCH_DIR)/conv.pt2 -f null -
+# a model that fails in a run (an index out of range at the first real
+# pair): the exception, what the model was given, and EIO as dnn_processing
+FATE_DNN_TORCH_INTERPOLATE += fate-dnn-torch-interpolate-error-run
+fate-dnn-torch-interpolate-error-run: CMD = $(DNN_TORCH_CHECK) error $(TARGET_PATH)/ffmpeg \
+    -f lavfi -i testsrc2=s=64x48:r=25:d=0.2,format=rgb24 -vf dnn_interpolate=model=$(DNN_TORCH_DIR)/pair-lut-out-of-range.pt -f null -
 $(FATE_DNN_TORCH_INTERPOLATE): $(DNN_TORCH_IFNET)
 FATE_DNN_TORCH += $(FATE_DNN_TORCH_INTERPOLATE)
 
