@@ -30,6 +30,7 @@
 #include "libavutil/dict.h"
 #include "libavutil/opt.h"
 #include "libavutil/pixdesc.h"
+#include "libavutil/timestamp.h"
 #include "filters.h"
 #include "dnn_filter_common.h"
 #include "video.h"
@@ -79,6 +80,7 @@ typedef struct DnnInterpolateContext {
     PendingTime pending[DNN_TIMES_MAX]; ///< batch > 1: times of the pair for one run
     int nb_pending;
     int model_failed;           ///< a run failed: its task is never finished, no run may follow
+    int64_t nb_same_pts;        ///< frames dropped for the timestamp of the frame before
 } DnnInterpolateContext;
 
 #define OFFSET(x) offsetof(DnnInterpolateContext, dnnctx.x)
@@ -561,7 +563,10 @@ static int filter_frame(AVFilterContext *context, AVFrame *in)
     // scdet marks the first frame of a scene: no frame between it and the last one
     cut = ctx->scdet && av_dict_get(in->metadata, "lavfi.scd.time", NULL, 0);
     if (in->pts == ctx->prev->pts) {
-        av_log(ctx, AV_LOG_WARNING, "Timestamp %"PRId64" again: frame dropped\n", in->pts);
+        // once, with the count at the end: a stream may repeat every timestamp
+        if (!ctx->nb_same_pts++)
+            av_log(ctx, AV_LOG_WARNING, "A frame of the timestamp of the one before (%s s) "
+                   "dropped; further ones are counted\n", av_ts2timestr(in->pts, &inlink->time_base));
         ctx->cut_pending |= cut;
         av_frame_free(&in);
         return next_input(context);
@@ -624,6 +629,9 @@ static av_cold void uninit(AVFilterContext *context)
 {
     DnnInterpolateContext *ctx = context->priv;
 
+    if (ctx->nb_same_pts > 1)
+        av_log(ctx, AV_LOG_WARNING, "%"PRId64" frames of the timestamp of the one before "
+               "were dropped\n", ctx->nb_same_pts);
     av_frame_free(&ctx->prev);
     av_frame_free(&ctx->later);
     ff_dnn_uninit(&ctx->dnnctx);

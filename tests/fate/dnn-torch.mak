@@ -625,6 +625,12 @@ FATE_DNN_TORCH_INTERPOLATE += fate-dnn-torch-interpolate-error-pt2
 fate-dnn-torch-interpolate-error-pt2: $(DNN_TORCH_PT2_STAMP)
 fate-dnn-torch-interpolate-error-pt2: CMD = $(DNN_TORCH_CHECK) error $(TARGET_PATH)/ffmpeg \
     -f lavfi -i testsrc2=s=64x48:r=25:d=0.2,format=rgb24 -vf dnn_interpolate=model=$(DNN_TORCH_DIR)/conv.pt2 -f null -
+# frames of the timestamp of the frame before are dropped: said once, with
+# the time in seconds, and counted at the end
+FATE_DNN_TORCH_INTERPOLATE += fate-dnn-torch-interpolate-same-pts
+fate-dnn-torch-interpolate-same-pts: CMD = $(DNN_TORCH_CHECK) warning $(TARGET_PATH)/ffmpeg \
+    -f lavfi -i testsrc2=s=64x48:r=50:d=0.4,format=rgb24 \
+    -vf "settb=1/25,setpts=floor(N/2)+2,dnn_interpolate=model=$(DNN_TORCH_DIR)/ifnet.pt" -f null -
 # a model that fails in a run (an index out of range at the first real
 # pair): the exception, what the model was given, and EIO as dnn_processing
 FATE_DNN_TORCH_INTERPOLATE += fate-dnn-torch-interpolate-error-run
