@@ -29,6 +29,7 @@
 #include "libavutil/avstring.h"
 #include "libavutil/dict.h"
 #include "libavutil/opt.h"
+#include "libavutil/parseutils.h"
 #include "libavutil/pixdesc.h"
 #include "libavutil/timestamp.h"
 #include "filters.h"
@@ -48,7 +49,8 @@ typedef struct DnnInterpolateContext {
     const AVClass *class;
     DnnContext dnnctx;
     int factor;
-    AVRational fps;             ///< 0/1: factor times the input's rate
+    char *fps_str;              ///< the option: a rate or its name (ntsc, film...)
+    AVRational fps;             ///< 0/1 (fps unset): factor times the input's rate
     float scene;                ///< 0: no scene-cut detection
     int scdet;                  ///< scene cuts from scdet's metadata
     int cut_pending;            ///< scdet marked a frame that was dropped: the next one starts the scene
@@ -88,7 +90,8 @@ typedef struct DnnInterpolateContext {
 #define FLAGS AV_OPT_FLAG_FILTERING_PARAM | AV_OPT_FLAG_VIDEO_PARAM
 static const AVOption dnn_interpolate_options[] = {
     { "factor", "output frame rate as a multiple of the input's",      OFFSET2(factor), AV_OPT_TYPE_INT,        { .i64 = 2 },   2, 1024, FLAGS },
-    { "fps",    "output frame rate (any; 0: factor times the input's)", OFFSET2(fps), AV_OPT_TYPE_RATIONAL, { .dbl = 0 }, 0, INT_MAX, FLAGS },
+    { "fps",    "output frame rate, any (a number, a fraction or a name such as ntsc); unset: factor times the input's",
+                                                                        OFFSET2(fps_str), AV_OPT_TYPE_STRING,   { .str = NULL }, 0, 0,    FLAGS },
     { "scene",  "scene-cut threshold: mean absolute difference of the two frames (0 to 1) above which the earlier frame is repeated; 0: off",
                                                                         OFFSET2(scene),  AV_OPT_TYPE_FLOAT,      { .dbl = 0 },   0, 1, FLAGS },
     { "scdet",  "take scene cuts from the scdet filter before this one (lavfi.scd.time): the earlier frame is repeated",
@@ -105,6 +108,12 @@ static av_cold int init(AVFilterContext *context)
 {
     DnnInterpolateContext *ctx = context->priv;
 
+    // parsed as the fps and framerate filters do theirs: names included
+    if (ctx->fps_str && av_parse_video_rate(&ctx->fps, ctx->fps_str) < 0) {
+        av_log(context, AV_LOG_ERROR, "Invalid fps '%s': a rate above 0, such as 60, "
+               "60000/1001 or ntsc\n", ctx->fps_str);
+        return AVERROR(EINVAL);
+    }
     if (ctx->scdet && ctx->scene > 0) {
         av_log(context, AV_LOG_ERROR, "scene and scdet are two ways of finding scene cuts: "
                "set one of them\n");
