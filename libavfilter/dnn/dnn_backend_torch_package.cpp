@@ -19,6 +19,7 @@
  */
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -1184,9 +1185,15 @@ int th_module_check_tensors(const torch::jit::Module &module, DnnContext *ctx) n
 int th_model_file_open(THModelFile *file, DnnContext *ctx) noexcept
 {
     const char *want = ctx->torch_option.model_sha256;
+    struct stat st;
     char have[65];
     int ret;
 
+    // LibTorch would read a directory as a damaged archive
+    if (!stat(ctx->model_filename, &st) && S_ISDIR(st.st_mode)) {
+        av_log(ctx, AV_LOG_ERROR, "The model file \"%s\" is a directory\n", ctx->model_filename);
+        return AVERROR(EISDIR);
+    }
     if (!want)
         return th_catch_all(ctx, "Could not open the model file", [&] {
             file->path = ctx->model_filename;

@@ -102,6 +102,7 @@ $(eval $(call FATE_DNN_TORCH_ERROR,lut-out-of-range,lut_out_of_range.pt,64x48,))
 $(eval $(call FATE_DNN_TORCH_ERROR,two-channels,two_channels.pt,64x48,))
 $(eval $(call FATE_DNN_TORCH_ERROR,missing-model,does-not-exist.pt,64x48,))
 $(eval $(call FATE_DNN_TORCH_ERROR,corrupt-model,corrupt.pt,64x48,))
+$(eval $(call FATE_DNN_TORCH_ERROR,model-directory,,64x48,))
 $(eval $(call FATE_DNN_TORCH_ERROR,bad-device,identity.pt,64x48,:device=tpu))
 
 # YUV frames: what the model sees is yuv_input's choice, and the wrong one
