@@ -83,6 +83,7 @@ typedef struct DnnInterpolateContext {
     int nb_pending;
     int model_failed;           ///< a run failed: its task is never finished, no run may follow
     int64_t nb_same_pts;        ///< frames dropped for the timestamp of the frame before
+    int scdet_seen;             ///< scdet: a frame carried scdet's metadata (it sets a score on each)
 } DnnInterpolateContext;
 
 #define OFFSET(x) offsetof(DnnInterpolateContext, dnnctx.x)
@@ -571,6 +572,7 @@ static int filter_frame(AVFilterContext *context, AVFrame *in)
     }
     // scdet marks the first frame of a scene: no frame between it and the last one
     cut = ctx->scdet && av_dict_get(in->metadata, "lavfi.scd.time", NULL, 0);
+    ctx->scdet_seen |= ctx->scdet && av_dict_get(in->metadata, "lavfi.scd.score", NULL, 0);
     if (in->pts == ctx->prev->pts) {
         // once, with the count at the end: a stream may repeat every timestamp
         if (!ctx->nb_same_pts++)
@@ -638,6 +640,10 @@ static av_cold void uninit(AVFilterContext *context)
 {
     DnnInterpolateContext *ctx = context->priv;
 
+    // scdet=1 without the scdet filter before: no cut is ever found
+    if (ctx->scdet && ctx->next_id > 1 && !ctx->scdet_seen)
+        av_log(ctx, AV_LOG_WARNING, "scdet is set, but no frame carried scdet's metadata "
+               "(lavfi.scd.score): no scene cut was taken; put the scdet filter before this one\n");
     if (ctx->nb_same_pts > 1)
         av_log(ctx, AV_LOG_WARNING, "%"PRId64" frames of the timestamp of the one before "
                "were dropped\n", ctx->nb_same_pts);

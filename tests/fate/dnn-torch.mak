@@ -626,6 +626,10 @@ FATE_DNN_TORCH_INTERPOLATE += fate-dnn-torch-interpolate-error-pt2
 fate-dnn-torch-interpolate-error-pt2: $(DNN_TORCH_PT2_STAMP)
 fate-dnn-torch-interpolate-error-pt2: CMD = $(DNN_TORCH_CHECK) error $(TARGET_PATH)/ffmpeg \
     -f lavfi -i testsrc2=s=64x48:r=25:d=0.2,format=rgb24 -vf dnn_interpolate=model=$(DNN_TORCH_DIR)/conv.pt2 -f null -
+# scdet=1 without the scdet filter before it finds no cut: said at the end
+FATE_DNN_TORCH_INTERPOLATE += fate-dnn-torch-interpolate-scdet-missing
+fate-dnn-torch-interpolate-scdet-missing: CMD = $(DNN_TORCH_CHECK) warning $(TARGET_PATH)/ffmpeg \
+    -f lavfi -i testsrc2=s=64x48:r=25:d=0.2,format=rgb24 -vf dnn_interpolate=model=$(DNN_TORCH_DIR)/ifnet.pt:scdet=1 -f null -
 # fps takes a rate's name as the fps filter does: ntsc is 30000/1001
 FATE_DNN_TORCH_INTERPOLATE += fate-dnn-torch-interpolate-fps-name
 fate-dnn-torch-interpolate-fps-name: CMD = $(DNN_TORCH_CHECK) compare $(TARGET_PATH) exact \
