@@ -84,6 +84,7 @@ typedef struct DnnInterpolateContext {
     int model_failed;           ///< a run failed: its task is never finished, no run may follow
     int64_t nb_same_pts;        ///< frames dropped for the timestamp of the frame before
     int scdet_seen;             ///< scdet: a frame carried scdet's metadata (it sets a score on each)
+    int first_of_pair;          ///< no frame of the pair in hand sent yet: the next keeps scdet's metadata
 } DnnInterpolateContext;
 
 #define OFFSET(x) offsetof(DnnInterpolateContext, dnnctx.x)
@@ -91,7 +92,7 @@ typedef struct DnnInterpolateContext {
 #define FLAGS AV_OPT_FLAG_FILTERING_PARAM | AV_OPT_FLAG_VIDEO_PARAM
 static const AVOption dnn_interpolate_options[] = {
     { "factor", "output frame rate as a multiple of the input's",      OFFSET2(factor), AV_OPT_TYPE_INT,        { .i64 = 2 },   2, 1024, FLAGS },
-    { "fps",    "output frame rate, any (a number, a fraction or a name such as ntsc); unset: factor times the input's",
+    { "fps",    "output frame rate, any (a number, a fraction or a name such as ntsc); unset or 0: factor times the input's",
                                                                         OFFSET2(fps_str), AV_OPT_TYPE_STRING,   { .str = NULL }, 0, 0,    FLAGS },
     { "scene",  "scene-cut threshold: mean absolute difference of the two frames (0 to 1) above which the earlier frame is repeated; 0: off",
                                                                         OFFSET2(scene),  AV_OPT_TYPE_FLOAT,      { .dbl = 0 },   0, 1, FLAGS },
@@ -110,7 +111,9 @@ static av_cold int init(AVFilterContext *context)
     DnnInterpolateContext *ctx = context->priv;
 
     // parsed as the fps and framerate filters do theirs: names included
-    if (ctx->fps_str && av_parse_video_rate(&ctx->fps, ctx->fps_str) < 0) {
+    // ("0" is unset, as when the option was a rational)
+    if (ctx->fps_str && strcmp(ctx->fps_str, "0") &&
+        av_parse_video_rate(&ctx->fps, ctx->fps_str) < 0) {
         av_log(context, AV_LOG_ERROR, "Invalid fps '%s': a rate above 0, such as 60, "
                "60000/1001 or ntsc\n", ctx->fps_str);
         return AVERROR(EINVAL);
@@ -200,20 +203,36 @@ static int set_score(DnnInterpolateContext *ctx, AVFrame *frame)
 }
 
 /**
- * What the earlier frame's metadata says of it against the frame before
- * it (scdet's marks, an earlier dnn_interpolate's score), off a frame made
- * at another time: a later filter would find a cut there too (scdet=1).
+ * The earlier frame's metadata on a frame made from it, first: one of
+ * an earlier dnn_interpolate's score is not this filter's (made: a frame
+ * at another time than the earlier frame's, which gets this filter's own
+ * score, if any); second, scdet's stays on the first frame sent of the
+ * pair alone, the first at or after the earlier frame's time: on the
+ * others a later filter with scdet=1 would find the cut again.
  */
-static int drop_earlier_marks(AVFrame *frame)
+static int drop_earlier_marks(DnnInterpolateContext *ctx, AVFrame *frame, int made, int first)
 {
-    static const char *const keys[] = {
-        "lavfi.scd.time", "lavfi.scd.score", "lavfi.scd.mafd", SCENE_SCORE_KEY,
-    };
-    int ret = 0;
+    static const char *const scdet_keys[] = { "lavfi.scd.time", "lavfi.scd.score", "lavfi.scd.mafd" };
+    int ret = made ? av_dict_set(&frame->metadata, SCENE_SCORE_KEY, NULL, 0) : 0;
 
-    for (int i = 0; i < FF_ARRAY_ELEMS(keys) && ret >= 0; i++)
-        ret = av_dict_set(&frame->metadata, keys[i], NULL, 0);
+    for (int i = 0; i < FF_ARRAY_ELEMS(scdet_keys) && ret >= 0 && !first; i++)
+        ret = av_dict_set(&frame->metadata, scdet_keys[i], NULL, 0);
     return ret;
+}
+
+/**
+ * The end of a pair none of whose output times was sent (fps below the
+ * input's rate): a scene's first frame gives its mark to the next frame,
+ * so that it goes on the first frame sent of the scene.
+ */
+static int pass_scene_mark(DnnInterpolateContext *ctx)
+{
+    const AVDictionaryEntry *mark = av_dict_get(ctx->prev->metadata, "lavfi.scd.time", NULL, 0);
+
+    if (!ctx->first_of_pair || !ctx->later || !mark ||
+        av_dict_get(ctx->later->metadata, "lavfi.scd.time", NULL, 0))
+        return 0;
+    return av_dict_set(&ctx->later->metadata, mark->key, mark->value, 0);
 }
 
 /**
@@ -244,8 +263,7 @@ static int send_earlier(AVFilterContext *context, int64_t pts, int64_t duration,
             return ret;
         }
     }
-    if (made)
-        ret = drop_earlier_marks(out);
+    ret = drop_earlier_marks(ctx, out, made, ctx->first_of_pair);
     // a frame between the two of a scene cut found by the score: the score
     if (ret >= 0 && ctx->repeat)
         ret = set_score(ctx, out);
@@ -257,6 +275,7 @@ static int send_earlier(AVFilterContext *context, int64_t pts, int64_t duration,
     out->duration = duration;
     ctx->out_end = pts + duration;
     ctx->nb_sent++;
+    ctx->first_of_pair = 0;
     return ff_filter_frame(outlink, out);
 }
 
@@ -277,6 +296,7 @@ static int send_pending(AVFilterContext *context, AVFrame **out, int nb)
         out[i]->duration = ctx->pending[i].duration;
         ctx->out_end = out[i]->pts + out[i]->duration;
         ctx->nb_sent++;
+        ctx->first_of_pair = 0;
         ret = ff_filter_frame(context->outputs[0], out[i]);
     }
     return ret;
@@ -336,9 +356,9 @@ static int run_pending(AVFilterContext *context, AVFrame *later, int64_t later_i
     for (int i = 0; i < nb && ret >= 0; i++) {
         out[i] = ff_get_video_buffer(outlink, outlink->w, outlink->h);
         ret = out[i] ? av_frame_copy_props(out[i], ctx->prev) : AVERROR(ENOMEM);
-        // only this run's score (none for a NaN one), and no scdet mark
+        // only this run's score (none for a NaN one); out[0] is sent first
         if (ret >= 0)
-            ret = drop_earlier_marks(out[i]);
+            ret = drop_earlier_marks(ctx, out[i], 1, !i && ctx->first_of_pair);
         times[i] = ctx->pending[i].t;
     }
     // the backend owns in_frame and out[0] from here, and gives them back with the result
@@ -418,6 +438,7 @@ static void begin_pair(AVFilterContext *context, AVFrame *later, int64_t later_i
     ctx->later_id = later_id;
     ctx->repeat = repeat;
     ctx->scored = 0;
+    ctx->first_of_pair = 1;
     ctx->span = FFMAX(span, 1);
     ctx->k = 0;
     if (ctx->fps.num > 0 && !ctx->started) {
@@ -501,6 +522,8 @@ static int step_pair(AVFilterContext *context)
     while (ctx->nb_sent == sent) {
         if (!next_time(context, &pts, &duration, &t)) {
             ret = run_pending(context, later, ctx->later_id);
+            if (ret >= 0)
+                ret = pass_scene_mark(ctx);
             av_frame_free(&ctx->prev);
             ctx->prev = ctx->later;
             ctx->prev_id = ctx->later_id;

@@ -613,6 +613,17 @@ FATE_DNN_TORCH_INTERPOLATE += fate-dnn-torch-interpolate-scdet-marks-end
 fate-dnn-torch-interpolate-scdet-marks-end: CMD = $(DNN_TORCH_CHECK) frames $(TARGET_PATH)/ffmpeg \
     -f lavfi -i "testsrc2=s=64x48:r=25:d=0.2[a];testsrc=s=64x48:r=25:d=0.04[b];[a][b]concat,format=rgb24" \
     -vf "scdet,dnn_interpolate=model=$(DNN_TORCH_DIR)/ifnet.pt:factor=4:scdet=1,metadata=mode=select:key=lavfi.scd.time"
+# with fps the first frame sent at or after the marked one's time (0.417 s)
+# carries the mark: 26/60 s, and at 3 fps 2/3 s, two pairs later (pairs
+# without an output time pass it on)
+define FATE_DNN_TORCH_SCDET_MARKS_FPS
+FATE_DNN_TORCH_INTERPOLATE += fate-dnn-torch-interpolate-scdet-marks-fps$(1)
+fate-dnn-torch-interpolate-scdet-marks-fps$(1): CMD = $$(DNN_TORCH_CHECK) frames $(TARGET_PATH)/ffmpeg \
+    -f lavfi -i "testsrc2=s=64x48:r=24000/1001:d=0.4[a];testsrc=s=64x48:r=24000/1001:d=0.4[b];[a][b]concat,format=rgb24" \
+    -vf "scdet,dnn_interpolate=model=$$(DNN_TORCH_DIR)/ifnet.pt:fps=$(1):scdet=1,metadata=mode=select:key=lavfi.scd.time"
+endef
+$(eval $(call FATE_DNN_TORCH_SCDET_MARKS_FPS,60))
+$(eval $(call FATE_DNN_TORCH_SCDET_MARKS_FPS,3))
 # errors: scene and scdet both set; a model of one frame, as TorchScript
 # and as a .pt2 package
 FATE_DNN_TORCH_INTERPOLATE += fate-dnn-torch-interpolate-error-scdet-scene
