@@ -38,6 +38,8 @@
 
 /** Where the backend puts a pair's scene score (scene > 0), on each frame of it */
 #define SCENE_SCORE_KEY "lavfi.dnn_interpolate.scene_score"
+/** What scdet puts on the first frame of a scene */
+#define SCDET_CUT_KEY "lavfi.scd.time"
 
 /** An output time of the pair in hand, waiting for the batch's run. */
 typedef struct PendingTime {
@@ -203,16 +205,14 @@ static int set_score(DnnInterpolateContext *ctx, AVFrame *frame)
 }
 
 /**
- * The earlier frame's metadata on a frame made from it, first: one of
- * an earlier dnn_interpolate's score is not this filter's (made: a frame
- * at another time than the earlier frame's, which gets this filter's own
- * score, if any); second, scdet's stays on the first frame sent of the
- * pair alone, the first at or after the earlier frame's time: on the
- * others a later filter with scdet=1 would find the cut again.
+ * The earlier frame's metadata that is not a frame's made from it: an
+ * earlier dnn_interpolate's score, on a frame at another time (made);
+ * scdet's, on all but the pair's first frame sent (a later filter with
+ * scdet=1 would find the cut on each).
  */
-static int drop_earlier_marks(DnnInterpolateContext *ctx, AVFrame *frame, int made, int first)
+static int drop_earlier_marks(AVFrame *frame, int made, int first)
 {
-    static const char *const scdet_keys[] = { "lavfi.scd.time", "lavfi.scd.score", "lavfi.scd.mafd" };
+    static const char *const scdet_keys[] = { SCDET_CUT_KEY, "lavfi.scd.score", "lavfi.scd.mafd" };
     int ret = made ? av_dict_set(&frame->metadata, SCENE_SCORE_KEY, NULL, 0) : 0;
 
     for (int i = 0; i < FF_ARRAY_ELEMS(scdet_keys) && ret >= 0 && !first; i++)
@@ -227,10 +227,10 @@ static int drop_earlier_marks(DnnInterpolateContext *ctx, AVFrame *frame, int ma
  */
 static int pass_scene_mark(DnnInterpolateContext *ctx)
 {
-    const AVDictionaryEntry *mark = av_dict_get(ctx->prev->metadata, "lavfi.scd.time", NULL, 0);
+    const AVDictionaryEntry *mark = av_dict_get(ctx->prev->metadata, SCDET_CUT_KEY, NULL, 0);
 
     if (!ctx->first_of_pair || !ctx->later || !mark ||
-        av_dict_get(ctx->later->metadata, "lavfi.scd.time", NULL, 0))
+        av_dict_get(ctx->later->metadata, SCDET_CUT_KEY, NULL, 0))
         return 0;
     return av_dict_set(&ctx->later->metadata, mark->key, mark->value, 0);
 }
@@ -263,7 +263,7 @@ static int send_earlier(AVFilterContext *context, int64_t pts, int64_t duration,
             return ret;
         }
     }
-    ret = drop_earlier_marks(ctx, out, made, ctx->first_of_pair);
+    ret = drop_earlier_marks(out, made, ctx->first_of_pair);
     // a frame between the two of a scene cut found by the score: the score
     if (ret >= 0 && ctx->repeat)
         ret = set_score(ctx, out);
@@ -358,7 +358,7 @@ static int run_pending(AVFilterContext *context, AVFrame *later, int64_t later_i
         ret = out[i] ? av_frame_copy_props(out[i], ctx->prev) : AVERROR(ENOMEM);
         // only this run's score (none for a NaN one); out[0] is sent first
         if (ret >= 0)
-            ret = drop_earlier_marks(ctx, out[i], 1, !i && ctx->first_of_pair);
+            ret = drop_earlier_marks(out[i], 1, !i && ctx->first_of_pair);
         times[i] = ctx->pending[i].t;
     }
     // the backend owns in_frame and out[0] from here, and gives them back with the result
@@ -594,7 +594,7 @@ static int filter_frame(AVFilterContext *context, AVFrame *in)
         return next_input(context);
     }
     // scdet marks the first frame of a scene: no frame between it and the last one
-    cut = ctx->scdet && av_dict_get(in->metadata, "lavfi.scd.time", NULL, 0);
+    cut = ctx->scdet && av_dict_get(in->metadata, SCDET_CUT_KEY, NULL, 0);
     ctx->scdet_seen |= ctx->scdet && av_dict_get(in->metadata, "lavfi.scd.score", NULL, 0);
     if (in->pts == ctx->prev->pts) {
         // once, with the count at the end: a stream may repeat every timestamp
