@@ -66,10 +66,10 @@
 # output frames; "interpolate-static", its package compiled for the clip's
 # size (export --static), "-autotune" with --autotune too;
 # "interpolate-inductor" and "interpolate-static-inductor", exported with
-# --aten-kernels none (grid_sample as Inductor's own kernels, not
-# LibTorch's), "interpolate-bilinear" and "interpolate-static-bilinear"
-# with --aten-kernels grid_sample,bilinear (bilinear resizing as
-# LibTorch's kernel too, experimental);
+# --aten-kernels none (grid_sample and bilinear resizing as Inductor's
+# own kernels, not LibTorch's), "interpolate-bilinear" and "interpolate-static-bilinear"
+# with --aten-kernels grid_sample,bilinear (named: the tool's default for
+# CUDA packages);
 # "interpolate-x4", factor 4: three runs of one time per input frame, and "interpolate-x4-batch", the three times in one run of a
 # package exported with --batch 3, batch=3; "interpolate-fps-batch", the
 # same package at fps=60, runs of 1 to 3 times), and "window", FastDVDnet's
@@ -325,7 +325,7 @@ temporal_row() {
     interpolate-static-inductor) class=IFNetBench args='[]'
                  inputs="--inputs pair --static ${w}x$h --aten-kernels none"
                  bare_inputs=pair filter="dnn_interpolate=precision=fp16" per_run=2 ;;
-    # bilinear resizing as LibTorch's kernel too (experimental)
+    # grid_sample and bilinear resizing as LibTorch's kernels, named (the default)
     interpolate-bilinear) class=IFNetBench args='[]' inputs="--inputs pair --aten-kernels grid_sample,bilinear"
                  bare_inputs=pair filter="dnn_interpolate=precision=fp16" per_run=2 ;;
     interpolate-static-bilinear) class=IFNetBench args='[]'

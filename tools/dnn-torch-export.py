@@ -34,18 +34,15 @@ frame against them and runs no package without them.  By default height and
 width are dynamic (--min-size to --max-size); --static WxH compiles for one
 size: a package for the video's size is the faster one on a GPU, and
 --autotune picks the fastest kernels by timing them at compile time.
-In a CUDA package grid_sample stays LibTorch's own kernel (--aten-kernels):
-Inductor's, which it fuses into every consumer, repeat the gathers of each
-sample there, and are the slower ones for flow networks such as RIFE's
-IFNet (doc/benchmarks.md).  Bilinear resizing can stay LibTorch's too
-(--aten-kernels grid_sample,bilinear), experimental on CUDA until a GPU
-has checked its frames again: Inductor plans a package's buffers by
-torch's meta functions, and torch's meta of bilinear resizing gives a
-channels-last input of fewer than 16 channels on CUDA a contiguous result,
-where LibTorch's kernel keeps it channels-last (the likely reason why a
-test IFNet's fp16 package made wrong frames on a GPU).  The tool makes
-such inputs contiguous, so that the package reads the results with the
-strides the kernel writes.
+In a CUDA package grid_sample and bilinear resizing stay LibTorch's own
+kernels (--aten-kernels): Inductor's, which it fuses into every consumer,
+repeat the gathers of each sample there, and are the slower ones for flow
+networks such as RIFE's IFNet (doc/benchmarks.md).  Inductor plans a
+package's buffers by torch's meta functions, and torch's meta of bilinear
+resizing gives a channels-last input of fewer than 16 channels on CUDA a
+contiguous result, where LibTorch's kernel keeps it channels-last; the
+tool makes such inputs contiguous, so that the package reads the results
+with the strides the kernel writes.
 CPU packages hold code for the CPU they are compiled on; CUDA ones
 kernels for the GPU's architecture (its compute capability, recorded in
 ffmpeg_dnn_cuda_capability and checked by the backend).
@@ -876,8 +873,8 @@ def make_parser():
                         "fastest (Inductor's max_autotune): a longer compile")
     parser.add_argument("--aten-kernels", type=parse_aten_kernels, default=None,
                         metavar="LIST", help="operations a package leaves to LibTorch's "
-                        "kernels: a comma list of %s (experimental on CUDA), or none, or "
-                        "auto (the default: grid_sample for --device cuda, none for cpu); "
+                        "kernels: a comma list of %s, or none, or auto (the default: "
+                        "grid_sample,bilinear for --device cuda, none for cpu); "
                         "Inductor's own kernels for them, fused into their consumers, are "
                         "the slower ones on a GPU for flow networks such as RIFE's IFNet"
                         % ", ".join(ATEN_KERNELS))
@@ -919,12 +916,7 @@ def main():
         fail("--aten-kernels is for .pt2 packages (Inductor's compile)")
     args.aten_kernels_given = args.aten_kernels is not None
     if args.aten_kernels is None:
-        args.aten_kernels = ("grid_sample",) if args.device == "cuda" else ()
-    if "bilinear" in args.aten_kernels and args.device == "cuda":
-        print("warning: --aten-kernels bilinear is experimental on CUDA: packages made with it "
-              "by earlier versions of this tool read some resizes with the wrong strides, and "
-              "the fix is not yet checked on a GPU; compare the package's frames with the "
-              "module's")
+        args.aten_kernels = ("grid_sample", "bilinear") if args.device == "cuda" else ()
     if args.channels is not None and args.channels < 1:
         fail("--channels must be positive")
     dtype = DTYPES[args.precision]

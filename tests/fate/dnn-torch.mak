@@ -554,10 +554,9 @@ fate-dnn-torch-api-error-interpolate: CMD = timeout -s KILL 120 $(TARGET_PATH)/$
 FATE_DNN_TORCH_INTERPOLATE += fate-dnn-torch-interpolate-export-error-batch
 fate-dnn-torch-interpolate-export-error-batch: CMD = $(DNN_TORCH_CHECK) export $(TORCH_PYTHON) \
     $(SRC_PATH)/tests/dnn/gen_torch_models.py:SmallConv $(DNN_TORCH_DATA)/x.pt2 --batch 3
-# --aten-kernels (grid_sample is the default for CUDA packages, bilinear
-# experimental there): the package calls LibTorch's grid_sample and
-# bilinear resizing, the sizes still dynamic, and gives the TorchScript
-# file's frames
+# --aten-kernels (both are the default for CUDA packages): the package
+# calls LibTorch's grid_sample and bilinear resizing, the sizes still
+# dynamic, and gives the TorchScript file's frames
 FATE_DNN_TORCH_INTERPOLATE += fate-dnn-torch-interpolate-export-aten-kernels
 fate-dnn-torch-interpolate-export-aten-kernels: $(DNN_TORCH_IFNET)
 fate-dnn-torch-interpolate-export-aten-kernels: CMD = $(DNN_TORCH_CHECK) export $(TORCH_PYTHON) \
