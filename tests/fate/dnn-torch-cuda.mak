@@ -78,6 +78,21 @@ fate-dnn-torch-cuda-interpolate-batch-nv12: CMD = $(DNN_TORCH_CHECK) compare $(T
     $(DNN_TORCH_CUDA_DEV) -f lavfi -i testsrc2=s=64x48:r=25:d=0.4,format=nv12 \
     -vf hwupload,dnn_interpolate=model=$(DNN_TORCH_DIR)/ifnet.pt:factor=4,hwdownload,format=nv12
 
+# a scene cut on CUDA frames: rgb0 against eager PyTorch (no output frame
+# mixes the two shots), and nv12: the frames between the shots are the
+# earlier frame itself, copied on the device (output 9 to 11: pair 3)
+FATE_DNN_TORCH_CUDA += fate-dnn-torch-cuda-interpolate-scene-rgb0
+fate-dnn-torch-cuda-interpolate-scene-rgb0: $(DNN_TORCH_IFNET)
+fate-dnn-torch-cuda-interpolate-scene-rgb0: CMD = $(DNN_TORCH_CHECK) interpolate $(TARGET_PATH) $(TORCH_PYTHON) \
+    $(DNN_TORCH_DIR)/ifnet.pt "testsrc2=s=64x48:r=25:d=0.16[a];testsrc=s=64x48:r=25:d=0.16[b];[a][b]concat" factor=3 0.2 50 rgb0
+FATE_DNN_TORCH_CUDA += fate-dnn-torch-cuda-interpolate-scene-exact-nv12
+fate-dnn-torch-cuda-interpolate-scene-exact-nv12: $(DNN_TORCH_IFNET)
+fate-dnn-torch-cuda-interpolate-scene-exact-nv12: CMD = $(DNN_TORCH_CHECK) compare $(TARGET_PATH) exact \
+    $(DNN_TORCH_CUDA_DEV) -f lavfi -i "testsrc2=s=64x48:r=25:d=0.16[a];testsrc=s=64x48:r=25:d=0.16[b];[a][b]concat" -fps_mode passthrough \
+    -vf "format=nv12,hwupload,dnn_interpolate=model=$(DNN_TORCH_DIR)/ifnet.pt:factor=3:scene=0.2,hwdownload,format=nv12,select=between(n\,9\,11)" -- \
+    -f lavfi -i "testsrc2=s=64x48:r=25:d=0.16[a];testsrc=s=64x48:r=25:d=0.16[b];[a][b]concat" -fps_mode passthrough \
+    -vf "format=nv12,select=eq(n\,3),loop=loop=2:size=1"
+
 # dnn_processing with a window of frames on CUDA frames, each converted once
 # and kept on the device: rgb0 against the model in eager PyTorch (the
 # input's timestamps, >= 50 dB); nv12 and p010 against the same filter on
