@@ -451,6 +451,13 @@ $(eval $(call FATE_DNN_TORCH_INTERPOLATE_TEST,fps60-late,testsrc2=s=32x24:r=2400
 $(eval $(call FATE_DNN_TORCH_INTERPOLATE_TEST,vfr,testsrc2=s=64x48:r=25:d=0.4$(DNN_TORCH_COMMA)setpts=N*N/TB,factor=2,0))
 $(eval $(call FATE_DNN_TORCH_INTERPOLATE_TEST,scene,testsrc2=s=64x48:r=25:d=0.16[a];testsrc=s=64x48:r=25:d=0.16[b];[a][b]concat,factor=3,0.2))
 $(eval $(call FATE_DNN_TORCH_INTERPOLATE_TEST,scdet,testsrc2=s=64x48:r=25:d=0.16[a];testsrc=s=64x48:r=25:d=0.16[b];[a][b]concat,factor=3,scdet:3))
+# no drift over 10,000 frames, 24000/1001 to 60 fps: every output time (25,025
+# of them) is the exact multiple of 1/60 that the timestamps give, and every
+# t, held by a blend of the pair at t (blend-scalar-t.pt, cheap) against
+# eager PyTorch
+FATE_DNN_TORCH_INTERPOLATE += fate-dnn-torch-interpolate-fps60-10000
+fate-dnn-torch-interpolate-fps60-10000: CMD = $(DNN_TORCH_CHECK) interpolate $(TARGET_PATH) $(TORCH_PYTHON) \
+    $(DNN_TORCH_DIR)/blend-scalar-t.pt "testsrc2=s=16x16:r=24000/1001$(DNN_TORCH_COMMA)trim=end_frame=10000" fps=60 0 50
 # a scene cut found by the score on yuv420p frames: the frames between the
 # two shots are the earlier frame itself (output 9 to 11: pair 3, the cut),
 # not the earlier frame through the model's RGB conversion
