@@ -308,8 +308,9 @@ window)
     # frame count and timestamps, PSNR
     build=$1 python=$2 model=$3 source=$4 frames=$5 window=$6 sigma=$7 plane=$8 min_db=$9 layout=${10:-}
     tmp=tests/data/fate/dnn-torch-window.$$
+    given=; [ "$sigma" = -1 ] || given=":sigma=$sigma:sigma_plane=$plane"
     filter_frames "$source" \
-        "dnn_processing=dnn_backend=torch:model=$model:frames=$frames:window=$window:sigma=$sigma:sigma_plane=$plane" \
+        "dnn_processing=dnn_backend=torch:model=$model:frames=$frames:window=$window$given" \
         "$layout" "$tmp" || exit 1
     against_eager "$tmp" "$min_db" window "$frames" "$window" "$sigma" "$plane"
     ;;
@@ -321,8 +322,9 @@ recurrent)
     # cuts: the input's frame count and timestamps, PSNR
     build=$1 python=$2 model=$3 source=$4 scene=$5 resets=$6 sigma=$7 min_db=$8 layout=${9:-}
     tmp=tests/data/fate/dnn-torch-recurrent.$$
+    given=; [ "$sigma" = -1 ] || given=":sigma=$sigma:sigma_plane=0"
     filter_frames "$source" \
-        "dnn_processing=dnn_backend=torch:model=$model:recurrent=1:scene=$scene:sigma=$sigma:sigma_plane=0" \
+        "dnn_processing=dnn_backend=torch:model=$model:recurrent=1:scene=$scene$given" \
         "$layout" "$tmp" || exit 1
     against_eager "$tmp" "$min_db" recurrent "$scene" "$resets" "$sigma"
     ;;
