@@ -104,6 +104,8 @@ $(eval $(call FATE_DNN_TORCH_ERROR,missing-model,does-not-exist.pt,64x48,))
 $(eval $(call FATE_DNN_TORCH_ERROR,corrupt-model,corrupt.pt,64x48,))
 $(eval $(call FATE_DNN_TORCH_ERROR,model-directory,,64x48,))
 $(eval $(call FATE_DNN_TORCH_ERROR,bad-device,identity.pt,64x48,:device=tpu))
+# device_id, which only the ONNX Runtime backend reads
+$(eval $(call FATE_DNN_TORCH_ERROR,device-id,identity.pt,64x48,:device_id=1))
 
 # YUV frames: what the model sees is yuv_input's choice, and the wrong one
 # ends in an error that names the option.
