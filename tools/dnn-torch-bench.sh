@@ -56,7 +56,7 @@
 # ends within a machine's time;
 # BENCH_TEMPORAL (interpolate interpolate-graph
 # interpolate-inductor-graph interpolate-static interpolate-static-graph
-# interpolate-static-inductor-graph interpolate-static-bilinear-graph
+# interpolate-static-inductor-graph interpolate-static-gridsample-graph
 # interpolate-static-autotune-graph interpolate-x4 interpolate-x4-batch
 # window window-graph), models of several frames, fp16 .pt2
 # packages on NVDEC nv12 frames of the 1080p clip against the same package
@@ -67,9 +67,10 @@
 # size (export --static), "-autotune" with --autotune too;
 # "interpolate-inductor" and "interpolate-static-inductor", exported with
 # --aten-kernels none (grid_sample and bilinear resizing as Inductor's
-# own kernels, not LibTorch's), "interpolate-bilinear" and "interpolate-static-bilinear"
-# with --aten-kernels grid_sample,bilinear (named: the tool's default for
-# CUDA packages);
+# own kernels, not LibTorch's), "interpolate-gridsample" and
+# "interpolate-static-gridsample" with --aten-kernels grid_sample
+# (LibTorch's grid_sample, Inductor's bilinear resizing; the default,
+# --aten-kernels grid_sample,bilinear, was the faster);
 # "interpolate-x4", factor 4: three runs of one time per input frame, and "interpolate-x4-batch", the three times in one run of a
 # package exported with --batch 3, batch=3; "interpolate-fps-batch", the
 # same package at fps=60, runs of 1 to 3 times), and "window", FastDVDnet's
@@ -325,11 +326,11 @@ temporal_row() {
     interpolate-static-inductor) class=IFNetBench args='[]'
                  inputs="--inputs pair --static ${w}x$h --aten-kernels none"
                  bare_inputs=pair filter="dnn_interpolate=precision=fp16" per_run=2 ;;
-    # grid_sample and bilinear resizing as LibTorch's kernels, named (the default)
-    interpolate-bilinear) class=IFNetBench args='[]' inputs="--inputs pair --aten-kernels grid_sample,bilinear"
+    # grid_sample alone as LibTorch's kernel
+    interpolate-gridsample) class=IFNetBench args='[]' inputs="--inputs pair --aten-kernels grid_sample"
                  bare_inputs=pair filter="dnn_interpolate=precision=fp16" per_run=2 ;;
-    interpolate-static-bilinear) class=IFNetBench args='[]'
-                 inputs="--inputs pair --static ${w}x$h --aten-kernels grid_sample,bilinear"
+    interpolate-static-gridsample) class=IFNetBench args='[]'
+                 inputs="--inputs pair --static ${w}x$h --aten-kernels grid_sample"
                  bare_inputs=pair filter="dnn_interpolate=precision=fp16" per_run=2 ;;
     # factor 4: three model runs a pair, or one of the three times (batch=3)
     interpolate-x4) class=IFNetBench args='[]' inputs="--inputs pair" bare_inputs=pair package=interpolate
@@ -581,7 +582,7 @@ for a in ${BENCH_ARCHITECTURES:-}; do
 done
 
 : >"$tmp/temporal"
-for t in ${BENCH_TEMPORAL-interpolate interpolate-graph interpolate-inductor-graph interpolate-static interpolate-static-graph interpolate-static-inductor-graph interpolate-static-bilinear-graph interpolate-static-autotune-graph interpolate-x4 interpolate-x4-batch window window-graph}; do
+for t in ${BENCH_TEMPORAL-interpolate interpolate-graph interpolate-inductor-graph interpolate-static interpolate-static-graph interpolate-static-inductor-graph interpolate-static-gridsample-graph interpolate-static-autotune-graph interpolate-x4 interpolate-x4-batch window window-graph}; do
     temporal_row "$t"
 done
 

@@ -79,8 +79,10 @@ fate-dnn-torch-cuda-interpolate-batch-nv12: CMD = $(DNN_TORCH_CHECK) compare $(T
     -vf hwupload,dnn_interpolate=model=$(DNN_TORCH_DIR)/ifnet.pt:factor=4,hwdownload,format=nv12
 
 # a scene cut on CUDA frames: rgb0 against eager PyTorch (no output frame
-# mixes the two shots), and nv12: the frames between the shots are the
-# earlier frame itself, copied on the device (output 9 to 11: pair 3)
+# mixes the two shots: the reference, whose cuts the reference's own score
+# finds, repeats the earlier frame there, and the PSNR catches a cut the
+# filter missed), and nv12: the frames between the shots are the earlier
+# frame itself, copied on the device (output 9 to 11: pair 3)
 FATE_DNN_TORCH_CUDA += fate-dnn-torch-cuda-interpolate-scene-rgb0
 fate-dnn-torch-cuda-interpolate-scene-rgb0: $(DNN_TORCH_IFNET)
 fate-dnn-torch-cuda-interpolate-scene-rgb0: CMD = $(DNN_TORCH_CHECK) interpolate $(TARGET_PATH) $(TORCH_PYTHON) \
@@ -311,7 +313,8 @@ fate-dnn-torch-cuda-nvdec-hevc-main10-identity: CMD = $(DNN_TORCH_CHECK) compare
     $(DNN_TORCH_HEVC10) -vf hwdownload,format=p010le,format=yuv420p10le
 
 # FFmpeg's uploads and downloads of odd-height 4:2:0 frames keep their last
-# chroma row (patch 0016; 9.0.2 dropped it)
+# chroma row (patch "avutil/hwcontext_cuda: transfer the last chroma row
+# of odd-height frames"; 9.0.2 dropped it)
 FATE_DNN_TORCH_CUDA += fate-dnn-torch-cuda-hwupload-odd-height
 fate-dnn-torch-cuda-hwupload-odd-height: CMD = $(DNN_TORCH_CHECK) compare $(TARGET_PATH) exact \
     $(DNN_TORCH_CUDA_DEV) -f lavfi -i testsrc2=s=317x239:r=25,format=rgb24 -frames:v 2 -vf scale,format=nv12,hwupload,hwdownload,format=nv12 -- \

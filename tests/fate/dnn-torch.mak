@@ -806,7 +806,7 @@ fate-dnn-torch-recurrent-pt2-error-start-library: CMD = $(DNN_TORCH_CHECK) fails
     -vf dnn_processing=dnn_backend=torch:model=$(DNN_TORCH_DIR)/recurrent-start-flags.pt2:recurrent=1 -f null -
 # sigma_plane without sigma would change nothing: an error, not silence
 FATE_DNN_TORCH_WINDOW += fate-dnn-torch-window-error-sigma-plane
-fate-dnn-torch-window-error-sigma-plane: CMD = $(DNN_TORCH_CHECK) fails "sigma_plane says how sigma is given: it needs sigma" \
+fate-dnn-torch-window-error-sigma-plane: CMD = $(DNN_TORCH_CHECK) fails "sigma_plane is set but sigma is not" \
     $(TARGET_PATH)/ffmpeg -f lavfi -i testsrc2=s=64x48:r=25:d=0.2,format=rgb24 \
     -vf dnn_processing=dnn_backend=torch:model=$(DNN_TORCH_DIR)/fastdvd.pt:frames=5:sigma_plane=0 -f null -
 # errors: a window, scene without recurrent, a model that takes no state
