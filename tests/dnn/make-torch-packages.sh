@@ -63,3 +63,5 @@ export_pt2 conv_fp16 "$gen:SmallConv" --checkpoint "$out/conv.state.pt" --precis
 "$python" "$gen" pt2-variants "$out/swap_invert.pt2"
 # a package under another name than *.pt2: loaded only with model_format=pt2
 cp -f "$out/swap_invert.pt2" "$out/swap_invert_package.pt"
+# TorchScript under a package's name: model_format=auto refuses it
+cp -f "$out/swap_invert.pt" "$out/torchscript_named.pt2"

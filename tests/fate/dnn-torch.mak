@@ -375,6 +375,21 @@ fate-dnn-torch-pt2-asked: CMD = $(DNN_TORCH_CHECK) compare $(TARGET_PATH) exact 
     -vf dnn_processing=dnn_backend=torch:model=$(DNN_TORCH_DIR)/swap_invert_package.pt:model_format=pt2 -- \
     -f lavfi -i testsrc2=s=64x48:r=25,format=rgb24 -frames:v 3 \
     -vf dnn_processing=dnn_backend=torch:model=$(DNN_TORCH_DIR)/swap_invert.pt
+# a package's code is extracted into a directory of TMPDIR's, removed after
+# every load, failed or not; LibTorch's /tmp/XXXXXX is never made; a noexec
+# TMPDIR is said to be one
+FATE_DNN_TORCH_PT2 += fate-dnn-torch-pt2-tmpdir
+fate-dnn-torch-pt2-tmpdir: CMD = $(SRC_PATH)/tests/dnn/pt2-tmpdir.sh $(TARGET_PATH)/ffmpeg \
+    $(TORCH_PYTHON) $(DNN_TORCH_DIR)
+# auto takes a *.pt2 name for a package: a TorchScript file so named is
+# refused, and loads with model_format=torchscript
+$(eval $(call FATE_DNN_TORCH_PT2_ERROR,named-pt2,torchscript_named.pt2,64x48,rgb24,))
+FATE_DNN_TORCH_PT2 += fate-dnn-torch-pt2-named-pt2-torchscript
+fate-dnn-torch-pt2-named-pt2-torchscript: CMD = $(DNN_TORCH_CHECK) compare $(TARGET_PATH) exact \
+    -f lavfi -i testsrc2=s=64x48:r=25,format=rgb24 -frames:v 3 \
+    -vf dnn_processing=dnn_backend=torch:model=$(DNN_TORCH_DIR)/torchscript_named.pt2:model_format=torchscript -- \
+    -f lavfi -i testsrc2=s=64x48:r=25,format=rgb24 -frames:v 3 \
+    -vf dnn_processing=dnn_backend=torch:model=$(DNN_TORCH_DIR)/swap_invert.pt
 # Malformed model files: about 600 mutants of the TorchScript models and
 # .pt2 packages (tests/dnn/mutate_models.py: truncated, bits flipped,
 # members removed, renamed or added, metadata edited, huge sizes, zip bombs,
