@@ -105,12 +105,14 @@ public:
 /** Deflate gives 2-10x on code and pickles; a bomb 1000x. */
 #define TH_ARCHIVE_MAX_RATIO 100
 #define TH_ARCHIVE_MAX_CENTRAL (64 << 20)
-/** Pickles, code and metadata read here whole; larger ones are not scanned. */
-#define TH_ARCHIVE_MAX_SCANNED (64 << 20)
 /** A package's metadata: a few hundred bytes of "key": "value". */
 #define TH_ARCHIVE_MAX_METADATA (1 << 20)
 /** Bracket nesting in TorchScript code; its recursive parser overflows the stack near 10^5. */
 #define TH_ARCHIVE_MAX_CODE_DEPTH 256
+/** Members are read a chunk at a time: none is held whole, whatever its size. */
+#define TH_ARCHIVE_CHUNK (1 << 20)
+/** The longest string of a pickle kept to be compared: a member name is at most 65535 bytes. */
+#define TH_PICKLE_MAX_TEXT 65536
 
 struct THArchiveMember {
     std::string name;
@@ -119,30 +121,87 @@ struct THArchiveMember {
     uint64_t csize, usize, header, data; ///< local header and data offsets
 };
 
-/** The model file, read at offsets; every read is checked against its size. */
+/**
+ * The model file, open once and read at offsets: every read of the check,
+ * LibTorch's zip reader's included (THArchiveAdapter), is of the file that
+ * this one open gave, never of the path again.
+ */
 class THArchiveFile {
 public:
-    std::ifstream in;
+    int fd = -1;
     uint64_t size = 0;
 
-    bool open(const char *filename)
+    THArchiveFile() = default;
+    THArchiveFile(const THArchiveFile &) = delete;
+    THArchiveFile &operator=(const THArchiveFile &) = delete;
+    ~THArchiveFile()
     {
-        in.open(filename, std::ios::binary | std::ios::ate);
-        if (!in)
-            return false;
-        size = in.tellg();
-        return true;
+        if (fd >= 0)
+            close(fd);
     }
 
-    bool read(uint64_t offset, void *buf, uint64_t n)
+    /**
+     * 0, or an AVERROR: ENOENT where there is no such file, ESPIPE where
+     * it is no regular file (a pipe, a device: what was read could not be
+     * read again, nor at offsets), errno's otherwise.
+     */
+    int open(const char *path)
+    {
+        struct stat st;
+
+        // O_NONBLOCK: a FIFO is refused at once, not waited on for a writer
+        fd = ::open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+        if (fd < 0 || fstat(fd, &st) < 0)
+            return AVERROR(errno);
+        if (!S_ISREG(st.st_mode))
+            return AVERROR(ESPIPE);
+        size = st.st_size;
+        return 0;
+    }
+
+    /** Up to n bytes from offset; how many were read. */
+    uint64_t read_some(uint64_t offset, void *buf, uint64_t n) const
+    {
+        uint64_t done = 0;
+
+        while (done < n) {
+            ssize_t r = pread(fd, (char *)buf + done, n - done, offset + done);
+            if (r < 0 && errno == EINTR)
+                continue;
+            if (r <= 0)
+                break;
+            done += r;
+        }
+        return done;
+    }
+
+    bool read(uint64_t offset, void *buf, uint64_t n) const
     {
         if (offset > size || n > size - offset)
             return false;
-        in.clear();
-        in.seekg(offset);
-        in.read((char *)buf, n);
-        return (uint64_t)in.gcount() == n;
+        return read_some(offset, buf, n) == n;
     }
+};
+
+/** LibTorch's zip reader on a THArchiveFile: it reads what the check reads. */
+class THArchiveAdapter : public caffe2::serialize::ReadAdapterInterface {
+public:
+    explicit THArchiveAdapter(const THArchiveFile &f) : file(f) {}
+
+    size_t size() const override
+    {
+        return file.size;
+    }
+
+    size_t read(uint64_t pos, void *buf, size_t n, const char *what = "") const override
+    {
+        if (pos >= file.size)
+            return 0;
+        return file.read_some(pos, buf, std::min<uint64_t>(n, file.size - pos));
+    }
+
+private:
+    const THArchiveFile &file;
 };
 
 /** Why an archive is refused; empty while it is not. */
@@ -375,294 +434,560 @@ static void read_members(THArchiveFile &f, uint64_t cd_offset, uint64_t cd_size,
 }
 
 /**
- * Whether a pickle's opcodes stay within it, up to its STOP: LibTorch's
- * unpickler allocates what a length says before reading (a 4 GiB string
- * from a pickle of 10 bytes).  Opcodes of protocols 0 to 5.
+ * A member's content as LibTorch reads it (inflated by its reader where it
+ * is deflated), a chunk at a time, and its CRC-32 as it goes.  Throws where
+ * the reader cannot give the bytes.
  */
-static bool pickle_bounded(const uint8_t *p, size_t n)
-{
-    const uint8_t *end = p + n;
+class THRecordStream {
+public:
+    THRecordStream(caffe2::serialize::PyTorchStreamReader &reader, const std::string &record,
+                   uint64_t size)
+        : iter(reader.createChunkReaderIter(record, size, TH_ARCHIVE_CHUNK)),
+          buf(std::min<uint64_t>(size, TH_ARCHIVE_CHUNK)), left(size) {}
 
-    while (p < end) {
-        uint8_t op = *p++;
-        uint64_t len = 0, left = end - p;
-        switch (op) {
-        case '.':                                           // STOP
-            return true;
-        case '(': case '0': case '1': case '2': case 'N': case ')': case ']': case '}':
-        case 'a': case 'e': case 'l': case 't': case 'd': case 's': case 'u': case 'b':
-        case 'o': case 'R': case 'Q': case 0x81: case 0x85: case 0x86: case 0x87: case 0x88:
-        case 0x89: case 0x8f: case 0x90: case 0x91: case 0x92: case 0x93: case 0x94:
-        case 0x97: case 0x98:
-            continue;
-        case 'K': case 'h': case 'q': case 0x80: case 0x82: len = 1; break;
-        case 'M': case 0x83:                                len = 2; break;
-        case 'J': case 'j': case 'r': case 0x84:            len = 4; break;
-        case 'G': case 0x95:                                len = 8; break;
-        case 'U': case 'C': case 0x8c: case 0x8a:           // a 1-byte length, then bytes
-            if (left < 1)
-                return false;
-            len = 1 + p[0];
-            break;
-        case 'T': case 'X': case 'B': case 0x8b:            // a 4-byte length
-            if (left < 4 || ((op == 'T' || op == 0x8b) && (int32_t)AV_RL32(p) < 0))
-                return false;
-            len = 4 + (uint64_t)AV_RL32(p);
-            break;
-        case 0x8d: case 0x8e: case 0x96:                    // an 8-byte length
-            if (left < 8 || AV_RL64(p) > left - 8)
-                return false;
-            len = 8 + AV_RL64(p);
-            break;
-        case 'I': case 'L': case 'F': case 'S': case 'V': case 'P': case 'g': case 'p':
-        case 'c': case 'i': {                               // lines of text
-            int lines = op == 'c' || op == 'i' ? 2 : 1;
-            while (lines--) {
-                const uint8_t *nl = (const uint8_t *)memchr(p, '\n', end - p);
-                if (!nl)
-                    return false;
-                p = nl + 1;
-            }
-            continue;
-        }
-        default:
-            return false;
-        }
-        if (len > left)
-            return false;
-        p += len;
+    /** The next byte, or -1 at the end. */
+    int get()
+    {
+        if (pos == len && !fill())
+            return -1;
+        return buf[pos++];
     }
-    return false;
+
+    /** n bytes into dst (NULL: skipped); false where fewer are left. */
+    bool read(uint8_t *dst, uint64_t n)
+    {
+        while (n) {
+            if (pos == len && !fill())
+                return false;
+            uint64_t k = std::min<uint64_t>(n, len - pos);
+            if (dst) {
+                memcpy(dst, buf.data() + pos, k);
+                dst += k;
+            }
+            pos += k;
+            n   -= k;
+        }
+        return true;
+    }
+
+    /** Bytes not read yet. */
+    uint64_t remaining() const
+    {
+        return left + (len - pos);
+    }
+
+    /** The CRC-32 of the whole content: what is left is read first. */
+    uint32_t crc()
+    {
+        pos = len;
+        while (fill())
+            pos = len;
+        return crc_state ^ UINT32_MAX;
+    }
+
+private:
+    bool fill()
+    {
+        size_t n;
+
+        if (!left)
+            return false;
+        n = iter.next(buf.data());
+        if (!n || n > left)
+            throw std::runtime_error("short record");
+        crc_state = av_crc(av_crc_get_table(AV_CRC_32_IEEE_LE), crc_state, buf.data(), n);
+        left -= n;
+        pos   = 0;
+        len   = n;
+        return true;
+    }
+
+    caffe2::serialize::ChunkRecordIterator iter;
+    std::vector<uint8_t> buf;
+    uint64_t left;                      ///< bytes not in buf yet
+    size_t pos = 0, len = 0;
+    uint32_t crc_state = UINT32_MAX;
+};
+
+/** An opcode's argument, as far as the check needs it. */
+struct THPickleArg {
+    uint64_t number = 0;                        ///< a fixed-size one, little-endian
+    std::shared_ptr<const std::string> text;    ///< a counted one, when at most TH_PICKLE_MAX_TEXT
+    std::string lines[2];                       ///< GLOBAL's module and name
+};
+
+/**
+ * Read op's argument (opcodes of protocols 0 to 5): false where op is none
+ * of them, or its argument runs past the pickle's end.  LibTorch's
+ * unpickler allocates what a length says before reading it (4 GiB from a
+ * pickle of 10 bytes): a length is checked against what is left.
+ */
+static bool pickle_arg(uint8_t op, THRecordStream &s, THPickleArg &arg)
+{
+    int fixed = 0, counted = 0, lines = 0;
+    uint8_t b[8];
+    uint64_t v = 0;
+
+    switch (op) {
+    case '.': case '(': case '0': case '1': case '2': case 'N': case ')': case ']': case '}':
+    case 'a': case 'e': case 'l': case 't': case 'd': case 's': case 'u': case 'b':
+    case 'o': case 'R': case 'Q': case 0x81: case 0x85: case 0x86: case 0x87: case 0x88:
+    case 0x89: case 0x8f: case 0x90: case 0x91: case 0x92: case 0x93: case 0x94:
+    case 0x97: case 0x98:
+        return true;
+    case 'K': case 'h': case 'q': case 0x80: case 0x82: fixed = 1; break;
+    case 'M': case 0x83:                                fixed = 2; break;
+    case 'J': case 'j': case 'r': case 0x84:            fixed = 4; break;
+    case 'G': case 0x95:                                fixed = 8; break;
+    case 'U': case 'C': case 0x8c: case 0x8a:           counted = 1; break;
+    case 'T': case 'X': case 'B': case 0x8b:            counted = 4; break;
+    case 0x8d: case 0x8e: case 0x96:                    counted = 8; break;
+    case 'I': case 'L': case 'F': case 'S': case 'V': case 'P': case 'g': case 'p':
+        lines = 1;
+        break;
+    case 'c': case 'i':
+        lines = 2;
+        break;
+    default:
+        return false;
+    }
+    if (fixed || counted) {
+        if (!s.read(b, fixed + counted))
+            return false;
+        for (int i = 0; i < fixed + counted; i++)
+            v |= (uint64_t)b[i] << (8 * i);
+        if (fixed) {
+            arg.number = v;
+            return true;
+        }
+        if (((op == 'T' || op == 0x8b) && (v & 0x80000000u)) || v > s.remaining())
+            return false;
+        if (v > TH_PICKLE_MAX_TEXT)
+            return s.read(NULL, v);
+        std::string text(v, '\0');
+        if (!s.read((uint8_t *)&text[0], v))
+            return false;
+        arg.text = std::make_shared<const std::string>(std::move(text));
+        return true;
+    }
+    for (int i = 0; i < lines; i++) {
+        int c;
+        while ((c = s.get()) >= 0 && c != '\n') {
+            if (arg.lines[i].size() >= TH_PICKLE_MAX_TEXT)
+                return false;
+            arg.lines[i] += (char)c;
+        }
+        if (c < 0)
+            return false;
+    }
+    return true;
 }
 
-/** A storage a TorchScript pickle names: its record and its size in bytes. */
+/** A storage a pickle names by persistent ID: its record and its size. */
 struct THStorageRef {
+    std::string archive;                ///< "data", "constants": its records' folder
     std::string key;
     uint64_t elements, element_size;
 };
 
-/** A value of the pickle's stack, as far as persistent IDs need it. */
+/** A value of the unpickler's stack, as far as tensors need it. */
 struct THPickleValue {
-    enum { OTHER, STRING, GLOBAL, INT, STORAGE_ID } kind = OTHER;
-    std::string text;
-    uint64_t number = 0;
-    std::vector<THPickleValue> items; ///< STORAGE_ID: the tuple
+    enum Kind { OTHER, STRING, INT, TUPLE, STORAGE } kind = OTHER;
+    int64_t number = 0;                 ///< INT; STORAGE: its index in the THStorageRef list
+    std::shared_ptr<const std::string> text;                     ///< STRING
+    std::shared_ptr<const std::vector<THPickleValue>> items;     ///< TUPLE
 };
 
-/** Bytes of an element of a torch.*Storage class; 0 for one not known here. */
-static uint64_t storage_element_size(const std::string &global)
+/** The dtypes LibTorch's unpickler knows a storage class of ("torch.FloatStorage"), by number. */
+struct THScalarType {
+    const char *name;
+    int64_t type;
+    uint64_t size;
+};
+
+static const std::vector<THScalarType> &scalar_types(void)
 {
-    static const std::unordered_map<std::string, uint64_t> sizes = {
-        { "torch.FloatStorage", 4 },  { "torch.DoubleStorage", 8 },   { "torch.HalfStorage", 2 },
-        { "torch.BFloat16Storage", 2 }, { "torch.LongStorage", 8 },   { "torch.IntStorage", 4 },
-        { "torch.ShortStorage", 2 },  { "torch.CharStorage", 1 },     { "torch.ByteStorage", 1 },
-        { "torch.BoolStorage", 1 },   { "torch.ComplexFloatStorage", 8 },
-        { "torch.ComplexDoubleStorage", 16 }, { "torch.QInt8Storage", 1 },
-        { "torch.QUInt8Storage", 1 }, { "torch.QInt32Storage", 4 },
+    static const std::vector<THScalarType> types = {
+#define TH_SCALAR_TYPE(ctype, name) { #name, (int64_t)c10::ScalarType::name, sizeof(ctype) },
+        AT_FORALL_SCALAR_TYPES_WITH_COMPLEX_AND_QINTS(TH_SCALAR_TYPE)
+#undef TH_SCALAR_TYPE
     };
-    auto it = sizes.find(global);
-    return it == sizes.end() ? 0 : it->second;
+    return types;
 }
 
 /**
- * The storages a TorchScript pickle (data.pkl, constants.pkl, already
- * known to be bounded) names by persistent ID, as torch's pickler writes
- * them: MARK, "storage", GLOBAL torch.<T>Storage, key, location, element
- * count, TUPLE, BINPERSID.  LibTorch makes each a storage of that count on
- * whatever the record <key> holds, without comparing the two: the caller
- * does.  The stack is followed only as far as such tuples need (values
- * pushed, memo, marks); anything else is an opaque value.
+ * LibTorch's unpickler (torch/csrc/jit/serialization/unpickler.cpp),
+ * followed on a pickle of tensors (data.pkl, constants.pkl) as far as they
+ * need: its stack, marks, memo and globals as it keeps them, so that each
+ * storage tuple (BINPERSID) and each tensor made on a storage
+ * (_rebuild_tensor_v2) is the one it makes.  It makes a storage of the
+ * dtype and element count the tuple says on whatever bytes the record
+ * holds, and a tensor of whatever offset, sizes and strides the file says:
+ * both are checked here, against each other and (by the caller) against
+ * the records.  What is not followed is refused: a form the check cannot
+ * read is not left unchecked.  A class's call is taken to give one value
+ * (an enum's may give none): values it cannot tell are OTHER, and where
+ * the stack then differs from LibTorch's, an OTHER lies where a storage
+ * tuple or a tensor's arguments need a value, and they are refused.
  */
-static void pickle_storages(const uint8_t *p, size_t n, std::vector<THStorageRef> &storages)
-{
-    const uint8_t *end = p + n;
-    std::vector<std::vector<THPickleValue>> frames(1);
-    std::unordered_map<uint64_t, THPickleValue> memo;
-    auto push = [&](THPickleValue v) { frames.back().push_back(std::move(v)); };
-    auto pop = [&](size_t count) {
-        std::vector<THPickleValue> &f = frames.back();
-        f.resize(f.size() > count ? f.size() - count : 0);
-    };
-    auto pop_mark = [&]() -> std::vector<THPickleValue> {
-        std::vector<THPickleValue> items = std::move(frames.back());
-        if (frames.size() > 1)
-            frames.pop_back();
-        else
-            frames.back().clear();
-        return items;
-    };
-    auto put = [&](uint64_t index) {
-        memo[index] = frames.back().empty() ? THPickleValue() : frames.back().back();
-    };
-    auto text = [&](const uint8_t *s, uint64_t len) {
-        THPickleValue v;
-        v.kind = THPickleValue::STRING;
-        v.text.assign((const char *)s, len);
-        return v;
-    };
+class THUnpickler {
+public:
+    THUnpickler(const std::string &archive, const std::string &member,
+                std::vector<THStorageRef> &storages)
+        : archive(archive), member(member), storages(storages) {}
 
-    while (p < end) {
-        uint8_t op = *p++;
-        uint64_t left = end - p;
-        THPickleValue v;
-        switch (op) {
-        case '.':
-            return;
-        case '(':
-            frames.emplace_back();
-            break;
-        case 'X': case 0x8c: {                        // BINUNICODE, SHORT_BINUNICODE
-            uint64_t len = op == 'X' ? AV_RL32(p) : p[0], skip = op == 'X' ? 4 : 1;
-            if (left < skip + len)
-                return;
-            push(text(p + skip, len));
-            p += skip + len;
-            break;
-        }
-        case 'c': {                                   // GLOBAL module\nname\n
-            const uint8_t *nl1 = (const uint8_t *)memchr(p, '\n', end - p);
-            const uint8_t *nl2 = nl1 ? (const uint8_t *)memchr(nl1 + 1, '\n', end - nl1 - 1) : NULL;
-            if (!nl2)
-                return;
-            v.kind = THPickleValue::GLOBAL;
-            v.text = std::string((const char *)p, nl1 - p) + "." +
-                     std::string((const char *)nl1 + 1, nl2 - nl1 - 1);
-            push(v);
-            p = nl2 + 1;
-            break;
-        }
-        case 'K': case 'M': case 'J': case 0x8a: {    // BININT1, BININT2, BININT, LONG1
-            uint64_t len = op == 'K' ? 1 : op == 'M' ? 2 : op == 'J' ? 4 : (left ? p[0] : 0);
-            const uint8_t *digits = p + (op == 0x8a);
-            if (left < len + (op == 0x8a))
-                return;
-            v.kind = THPickleValue::INT;
-            for (uint64_t i = 0; i < len && i < 8; i++)
-                v.number |= (uint64_t)digits[i] << (8 * i);
-            if ((op == 'J' && (v.number & 0x80000000u)) ||
-                (op == 0x8a && len && (digits[len - 1] & 0x80)))
-                v.kind = THPickleValue::OTHER;       // negative: no element count
-            push(v);
-            p += len + (op == 0x8a);
-            break;
-        }
-        case 'q': case 'r':                           // BINPUT, LONG_BINPUT
-            if (left < (op == 'q' ? 1u : 4u))
-                return;
-            put(op == 'q' ? p[0] : AV_RL32(p));
-            p += op == 'q' ? 1 : 4;
-            break;
-        case 0x94:                                    // MEMOIZE
-            put(memo.size());
-            break;
-        case 'h': case 'j': {                         // BINGET, LONG_BINGET
-            if (left < (op == 'h' ? 1u : 4u))
-                return;
-            auto it = memo.find(op == 'h' ? p[0] : AV_RL32(p));
-            push(it == memo.end() ? THPickleValue() : it->second);
-            p += op == 'h' ? 1 : 4;
-            break;
-        }
-        case 't': {                                   // TUPLE: the items since the mark
-            std::vector<THPickleValue> items = pop_mark();
-            if (items.size() == 5 && items[0].kind == THPickleValue::STRING &&
-                items[0].text == "storage" && items[1].kind == THPickleValue::GLOBAL &&
-                items[2].kind == THPickleValue::STRING) {
-                v.kind = THPickleValue::STORAGE_ID;
-                v.items = std::move(items);
-            }
-            push(v);
-            break;
-        }
-        case 'Q': {                                   // BINPERSID
-            THPickleValue id = frames.back().empty() ? THPickleValue() : frames.back().back();
-            pop(1);
-            if (id.kind == THPickleValue::STORAGE_ID) {
-                const THPickleValue &count = id.items[4];
-                storages.push_back({ id.items[2].text,
-                                     count.kind == THPickleValue::INT ? count.number : UINT64_MAX,
-                                     storage_element_size(id.items[1].text) });
-            }
-            push(THPickleValue());
-            break;
-        }
-        case '0': pop(1); break;                      // POP
-        case '1': case 'l': case 'd': case 'o': case 'e': case 'u': // POP_MARK, LIST, DICT, OBJ, APPENDS, SETITEMS
-            pop_mark();
-            if (op == 'l' || op == 'd' || op == 'o')
+    /** Follow op; why the pickle is refused, or empty. */
+    std::string step(uint8_t op, const THPickleArg &arg);
+
+private:
+    typedef THPickleValue V;
+
+    std::string refuse(const std::string &why) const
+    {
+        return "\"" + member + "\" " + why;
+    }
+
+    void push(V v)
+    {
+        stack.push_back(std::move(v));
+    }
+
+    V pop()
+    {
+        V v = std::move(stack.back());
+        stack.pop_back();
+        return v;
+    }
+
+    /** The items from the last mark, which is dropped; false where LibTorch would read outside its stack. */
+    bool pop_mark(std::vector<V> *items, size_t min_start = 0)
+    {
+        size_t start;
+
+        if (marks.empty())
+            return false;
+        start = marks.back();
+        marks.pop_back();
+        if (start < min_start || start > stack.size())
+            return false;
+        if (items)
+            items->assign(std::make_move_iterator(stack.begin() + start),
+                          std::make_move_iterator(stack.end()));
+        stack.resize(start);
+        return true;
+    }
+
+    std::string global(const std::string &module, const std::string &name);
+    std::string call();
+    std::string persistent_id();
+    std::string rebuild_tensor(const V &args);
+
+    const std::string archive, member;
+    std::vector<THStorageRef> &storages;
+    std::vector<V> stack;
+    std::vector<size_t> marks;
+    std::vector<V> memo;
+    std::vector<std::string> globals;   ///< what REDUCE and BUILD call, by number
+    bool started = false;
+};
+
+
+std::string THUnpickler::global(const std::string &module, const std::string &name)
+{
+    const std::string full = module + "." + name;
+    V v;
+
+    // tensors made of other tensors, or through a call this does not follow
+    if ((module == "torch._utils" && name == "_rebuild_sparse_tensor") ||
+        (module == "torch._tensor" && name == "_rebuild_from_type_v2"))
+        return refuse("holds a tensor of a form this check does not read (" + full + ")");
+    v.kind = V::INT;
+    if (module == "torch" && name != "device") {
+        // a dtype or a quantization scheme, as a number: no global
+        for (const THScalarType &t : scalar_types()) {
+            if (name == std::string(t.name) + "Storage") {
+                v.number = t.type;
                 push(v);
-            break;
-        case 'a': case 'b': pop(1); break;            // APPEND, BUILD
-        case 's': pop(2); break;                      // SETITEM
-        case 'R': case 0x81: case 0x93: pop(2); push(v); break; // REDUCE, NEWOBJ, STACK_GLOBAL
-        case 0x85: case 0x86: case 0x87: pop(op - 0x84); push(v); break; // TUPLE1..3
-        case 0x90: pop_mark(); break;                 // ADDITEMS
-        case 0x91: pop_mark(); push(v); break;        // FROZENSET
-        case 0x92: pop(3); push(v); break;            // NEWOBJ_EX
-        default: {
-            // anything else (the pickle is bounded: pickle_bounded()): its
-            // argument skipped, an opaque value for those that push one
-            uint64_t len = 0;
-            switch (op) {
-            case 0x80: case 0x82: len = 1; break;
-            case 0x83: len = 2; break;
-            case 0x84: len = 4; break;
-            case 'G': case 0x95: len = 8; break;
-            case 'U': case 'C': len = left ? 1 + (uint64_t)p[0] : 1; break;
-            case 'T': case 'B': case 0x8b: len = left >= 4 ? 4 + (uint64_t)AV_RL32(p) : 4; break;
-            case 0x8d: case 0x8e: case 0x96: len = left >= 8 ? 8 + AV_RL64(p) : 8; break;
-            case 'I': case 'L': case 'F': case 'S': case 'V': case 'P': case 'g': case 'p': case 'i': {
-                for (int lines = op == 'i' ? 2 : 1; lines--; ) {
-                    const uint8_t *nl = (const uint8_t *)memchr(p, '\n', end - p);
-                    if (!nl)
-                        return;
-                    p = nl + 1;
-                    left = end - p;
-                }
-                len = 0;
-                break;
+                return "";
             }
-            default: break;
-            }
-            if (len > left)
-                return;
-            p += len;
-            // PROTO, FRAME, PUT and READONLY_BUFFER push nothing
-            if (op != 0x80 && op != 0x95 && op != 'p' && op != 0x98)
+        }
+        for (int i = 0; i < c10::COMPILE_TIME_NUM_QSCHEMES; i++) {
+            if (name == c10::toString((c10::QScheme)i)) {
+                v.number = i;
                 push(v);
-            break;
+                return "";
+            }
         }
+        return refuse("names " + full + ", which LibTorch does not know");
+    }
+    globals.push_back(full);
+    v.number = globals.size() - 1;
+    push(v);
+    return "";
+}
+
+/** The integers of a tuple. */
+static bool int_tuple(const THPickleValue &v, std::vector<int64_t> &ints)
+{
+    if (v.kind != THPickleValue::TUPLE)
+        return false;
+    for (const THPickleValue &item : *v.items) {
+        if (item.kind != THPickleValue::INT)
+            return false;
+        ints.push_back(item.number);
+    }
+    return true;
+}
+
+/** _rebuild_tensor_v2(storage, offset, sizes, strides, ...): the tensor must lie inside its storage. */
+std::string THUnpickler::rebuild_tensor(const V &args)
+{
+    const std::vector<V> *a = args.kind == V::TUPLE ? args.items.get() : NULL;
+    std::vector<int64_t> sizes, strides;
+    int64_t offset, last;
+    bool empty = false;
+
+    if (!a || a->size() < 4 || (*a)[0].kind != V::STORAGE || (*a)[1].kind != V::INT ||
+        !int_tuple((*a)[2], sizes) || !int_tuple((*a)[3], strides) ||
+        sizes.size() != strides.size())
+        return refuse("holds a tensor it cannot read (not one of a storage, an offset, sizes "
+                      "and strides)");
+    const THStorageRef &storage = storages[(*a)[0].number];
+    offset = last = (*a)[1].number;
+    for (size_t d = 0; d < sizes.size(); d++) {
+        if (offset < 0 || sizes[d] < 0 || strides[d] < 0)
+            return refuse("holds a tensor of a negative offset, size or stride on its storage \"" +
+                          storage.key + "\"");
+        empty |= !sizes[d];
+    }
+    for (size_t d = 0; d < sizes.size() && !empty; d++) {
+        // the last element's index, without overflow
+        if (sizes[d] > 1 && strides[d] > (INT64_MAX - last) / (sizes[d] - 1))
+            return refuse("holds a tensor whose strides reach past any storage (storage \"" +
+                          storage.key + "\")");
+        last += (sizes[d] - 1) * strides[d];
+    }
+    if (empty ? (uint64_t)offset <= storage.elements : (uint64_t)last < storage.elements)
+        return "";
+    return refuse("holds a tensor that reaches element " + std::to_string(last) +
+                  " of its storage \"" + storage.key + "\" of " +
+                  std::to_string(storage.elements) + " elements");
+}
+
+/** REDUCE and BUILD (alike in LibTorch): the global numbered under the argument, on it. */
+std::string THUnpickler::call()
+{
+    V args, fn;
+
+    if (stack.size() < 2)
+        return refuse("is a pickle LibTorch would read outside its stack");
+    args = pop();
+    fn   = pop();
+    if (fn.kind != V::INT || fn.number < 0 || (uint64_t)fn.number >= globals.size())
+        return refuse("calls what is no global it names");
+    const std::string &name = globals[fn.number];
+    if (name == "torch._utils._rebuild_tensor_v2" || name == "torch._utils._rebuild_qtensor") {
+        std::string why = rebuild_tensor(args);
+        if (!why.empty())
+            return why;
+        push(V());
+    } else if (name == "__main__.IntList") {
+        push(args);                             // the list, as it was
+    } else if (name == "torch.jit._pickle.restore_type_tag") {
+        if (args.kind != V::TUPLE || args.items->size() < 2)
+            return refuse("restores a type tag of no value");
+        push((*args.items)[0]);
+    } else {
+        push(V());                              // an object, a list, None, a device...
+    }
+    return "";
+}
+
+/** BINPERSID: ('storage', dtype, key, device, elements), a storage on the record <archive>/<key>. */
+std::string THUnpickler::persistent_id()
+{
+    const std::vector<V> *t;
+    V id, v;
+
+    if (stack.empty())
+        return refuse("is a pickle LibTorch would read outside its stack");
+    id = pop();
+    t = id.kind == V::TUPLE ? id.items.get() : NULL;
+    if (!t || t->size() != 5 || (*t)[0].kind != V::STRING || *(*t)[0].text != "storage" ||
+        (*t)[1].kind != V::INT || (*t)[2].kind != V::STRING || (*t)[3].kind != V::STRING ||
+        (*t)[4].kind != V::INT || (*t)[4].number < 0)
+        return refuse("holds a tensor storage it cannot read (not ('storage', dtype, key, "
+                      "device, element count))");
+    for (const THScalarType &type : scalar_types()) {
+        if (type.type != (*t)[1].number)
+            continue;
+        storages.push_back({ archive, *(*t)[2].text, (uint64_t)(*t)[4].number, type.size });
+        v.kind   = V::STORAGE;
+        v.number = storages.size() - 1;
+        push(v);
+        return "";
+    }
+    return refuse("holds a tensor storage of dtype " + std::to_string((*t)[1].number) +
+                  ", which is none");
+}
+
+std::string THUnpickler::step(uint8_t op, const THPickleArg &arg)
+{
+    const bool first = !started;
+    std::vector<V> items;
+    V v;
+
+    started = true;
+    if (first != (op == 0x80))
+        return refuse("is not a pickle of protocol 2, as LibTorch reads");
+    switch (op) {
+    case 0x80:                                          // PROTO
+        if (arg.number != 2)
+            return refuse("is not a pickle of protocol 2, as LibTorch reads");
+        return "";
+    case '(':                                           // MARK
+        marks.push_back(stack.size());
+        return "";
+    case 'q': case 'r':                                 // BINPUT, LONG_BINPUT
+        // LibTorch makes room for an index out of sequence: 4 G entries
+        if (stack.empty() || arg.number > memo.size())
+            return refuse("puts a memo entry out of sequence");
+        if (arg.number == memo.size())
+            memo.push_back(stack.back());
+        else
+            memo[arg.number] = stack.back();
+        return "";
+    case 'h': case 'j':                                 // BINGET, LONG_BINGET
+        if (arg.number >= memo.size())
+            return refuse("gets a memo entry it never put");
+        push(memo[arg.number]);
+        return "";
+    case 'K': case 'M': case 'J': case 0x8a:            // BININT1, BININT2, BININT, LONG1
+        v.kind   = V::INT;
+        v.number = op == 'J' ? (int64_t)(int32_t)arg.number : (int64_t)arg.number;
+        if (op == 0x8a) {
+            if (!arg.text || arg.text->size() != 8)
+                return refuse("holds an integer of other than 8 bytes, which LibTorch does not read");
+            v.number = (int64_t)AV_RL64(arg.text->data());
         }
+        push(v);
+        return "";
+    case 'X':                                           // BINUNICODE
+        if (arg.text) {
+            v.kind = V::STRING;
+            v.text = arg.text;
+        }
+        push(v);
+        return "";
+    case ')':                                           // EMPTY_TUPLE
+        v.kind  = V::TUPLE;
+        v.items = std::make_shared<const std::vector<V>>();
+        push(v);
+        return "";
+    case ']': case '}': case 'N': case 0x88: case 0x89: case 'G':
+        push(v);                                        // a list, a dict, None, a bool, a float
+        return "";
+    case 't': case 0x85: case 0x86: case 0x87:          // TUPLE, TUPLE1..3
+        if (op == 't' ? !pop_mark(&items) : stack.size() < (size_t)(op - 0x84))
+            return refuse("is a pickle LibTorch would read outside its stack");
+        if (op != 't') {
+            items.assign(std::make_move_iterator(stack.end() - (op - 0x84)),
+                         std::make_move_iterator(stack.end()));
+            stack.resize(stack.size() - (op - 0x84));
+        }
+        v.kind  = V::TUPLE;
+        v.items = std::make_shared<const std::vector<V>>(std::move(items));
+        push(v);
+        return "";
+    case 'd': case 'u':                                 // DICT, SETITEMS: pairs
+        if (marks.empty() || marks.back() > stack.size() || (stack.size() - marks.back()) % 2)
+            return refuse("is a pickle LibTorch would read outside its stack");
+        [[fallthrough]];
+    case 'e': case 'l':                                 // APPENDS, LIST
+        if (!pop_mark(NULL, op == 'e' || op == 'u'))
+            return refuse("is a pickle LibTorch would read outside its stack");
+        if (op == 'd' || op == 'l')
+            push(v);
+        return "";
+    case 's':                                           // SETITEM
+        if (stack.size() < 3)
+            return refuse("is a pickle LibTorch would read outside its stack");
+        stack.resize(stack.size() - 2);
+        return "";
+    case 0x81:                                          // NEWOBJ: the empty tuple
+        if (stack.empty())
+            return refuse("is a pickle LibTorch would read outside its stack");
+        stack.pop_back();
+        return "";
+    case 'c':                                           // GLOBAL
+        return global(arg.lines[0], arg.lines[1]);
+    case 'R': case 'b':                                 // REDUCE, BUILD
+        return call();
+    case 'Q':                                           // BINPERSID
+        return persistent_id();
+    default: {
+        char hex[8];
+        snprintf(hex, sizeof(hex), "0x%02x", op);
+        return refuse(std::string("holds an opcode (") + hex + ") LibTorch's unpickler does "
+                      "not read");
+    }
     }
 }
 
-/** How deep TorchScript code nests brackets (outside strings and comments). */
-static int code_depth(const uint8_t *p, size_t n)
+/**
+ * Why a pickle member is refused, or empty.  Its opcodes must stay within
+ * it, up to its STOP.  archive: for a pickle of tensors (data.pkl,
+ * constants.pkl), the folder of their records ("data", "constants"), and
+ * LibTorch's reading of it is followed (THUnpickler); empty for another.
+ */
+static std::string check_pickle(THRecordStream &s, const std::string &name,
+                                const std::string &archive, std::vector<THStorageRef> &storages)
 {
-    int depth = 0, max = 0;
+    std::unique_ptr<THUnpickler> unpickler;
 
-    for (size_t i = 0; i < n; i++) {
-        switch (p[i]) {
+    if (!archive.empty())
+        unpickler.reset(new THUnpickler(archive, name, storages));
+    for (;;) {
+        THPickleArg arg;
+        std::string why;
+        int op = s.get();
+
+        if (op < 0 || !pickle_arg(op, s, arg))
+            return "\"" + name + "\" is no pickle, or one that reads past its end";
+        if (op == '.')
+            return "";
+        if (unpickler && !(why = unpickler->step(op, arg)).empty())
+            return why;
+    }
+}
+
+/** How deep TorchScript code nests brackets (outside strings and comments), up to past max. */
+static int code_depth(THRecordStream &s, int max)
+{
+    int depth = 0, deepest = 0, c;
+
+    while (deepest <= max && (c = s.get()) >= 0) {
+        switch (c) {
         case '(': case '[': case '{':
-            max = FFMAX(max, ++depth);
+            deepest = FFMAX(deepest, ++depth);
             break;
         case ')': case ']': case '}':
             depth--;
             break;
         case '#':
-            while (i < n && p[i] != '\n')
-                i++;
+            while ((c = s.get()) >= 0 && c != '\n')
+                ;
             break;
         case '"': case '\'': {
-            uint8_t quote = p[i];
-            for (i++; i < n && p[i] != quote && p[i] != '\n'; i++)
-                if (p[i] == '\\')
-                    i++;
+            const int quote = c;
+            while ((c = s.get()) >= 0 && c != quote && c != '\n')
+                if (c == '\\')
+                    s.get();
             break;
         }
         }
     }
-    return max;
+    return deepest;
 }
 
 /** Whether text is a JSON object of strings only, as tools/dnn-torch-export.py writes. */
@@ -728,25 +1053,62 @@ static bool ends_with(const std::string &s, const char *suffix)
 }
 
 /**
+ * The folder of a pickle's tensor records, for a pickle torch::jit::load()
+ * reads tensors from; else empty.  Not traced_inputs.pkl, read only with
+ * restore_shapes: torch writes its storages without their bytes.
+ */
+static std::string tensor_archive(const std::string &record)
+{
+    for (const char *archive : { "data", "constants" })
+        if (record == std::string(archive) + ".pkl")
+            return archive;
+    return "";
+}
+
+/** A storage of more elements than its record holds would be read (and written) past it. */
+static void check_storages(const std::vector<THArchiveMember> &members, const std::string &prefix,
+                           const std::vector<THStorageRef> &storages, THArchiveError &err)
+{
+    for (const THStorageRef &ref : storages) {
+        const std::string record = ref.archive + "/" + ref.key, name = prefix + record;
+        auto m = std::find_if(members.begin(), members.end(),
+                              [&](const THArchiveMember &a) { return a.name == name; });
+        if (!ref.elements)
+            continue; // LibTorch reads no record for an empty storage
+        if (m == members.end()) {
+            err = "its tensor storage \"" + record + "\" has no record";
+            return;
+        }
+        if (ref.elements > m->usize / ref.element_size) {
+            err = "its tensor storage \"" + record + "\" claims " + std::to_string(ref.elements) +
+                  " elements of " + std::to_string(ref.element_size) + " bytes from a record of " +
+                  std::to_string(m->usize) + " bytes";
+            return;
+        }
+    }
+}
+
+/**
  * What LibTorch parses first, and the deflated members' CRC-32 (miniz
  * inflates them; the stored ones are checked in the file): read through
- * LibTorch's own reader, now that the sizes are known to be bounded.  An
- * archive it cannot open is left to it: it says why when it loads it.
+ * LibTorch's own reader on f, now that the sizes are known to be bounded,
+ * a chunk at a time, whatever their size.
  */
-static void check_contents(const char *filename, const std::vector<THArchiveMember> &members,
+static void check_contents(const THArchiveFile &f, const std::vector<THArchiveMember> &members,
                            THArchiveError &err)
 {
     std::unique_ptr<caffe2::serialize::PyTorchStreamReader> reader;
     const std::string &first = members[0].name;
     const std::string prefix = first.substr(0, first.find('/')) + "/";
-    const AVCRC *table = av_crc_get_table(AV_CRC_32_IEEE_LE);
     std::map<std::string, int> libraries; ///< of each model (data/aotinductor/NAME/)
     bool package = false;
     std::vector<THStorageRef> storages;
 
     try {
-        reader.reset(new caffe2::serialize::PyTorchStreamReader(filename));
+        reader.reset(new caffe2::serialize::PyTorchStreamReader(
+            std::make_shared<THArchiveAdapter>(f)));
     } catch (const std::exception &) {
+        err = "LibTorch's zip reader cannot open it";
         return;
     }
     for (const THArchiveMember &m : members) {
@@ -756,7 +1118,6 @@ static void check_contents(const char *filename, const std::vector<THArchiveMemb
         const bool code = !record.compare(0, 5, "code/") && ends_with(m.name, ".py");
         const bool metadata = !record.compare(0, 17, "data/aotinductor/") &&
                               ends_with(m.name, "_metadata.json");
-        std::vector<uint8_t> data;
 
         if (!record.compare(0, 17, "data/aotinductor/")) {
             const size_t slash = record.find('/', 17);
@@ -771,55 +1132,33 @@ static void check_contents(const char *filename, const std::vector<THArchiveMemb
             err = "its metadata \"" + m.name + "\" is " + std::to_string(m.usize) + " bytes";
             return;
         }
-        if (m.usize > TH_ARCHIVE_MAX_SCANNED)
-            continue;
-        data.resize(m.usize);
         try {
-            // 0 for a member LibTorch skips (debug symbols, when it does not load them)
-            if (reader->getRecord(record, data.data(), data.size()) != data.size())
-                continue;
+            // a CRC of 0: written without (torch.save's compute_crc32=False)
+            if (m.method == 8 && m.crc && THRecordStream(*reader, record, m.usize).crc() != m.crc) {
+                err = "\"" + m.name + "\" is damaged: its CRC-32 is not its content's";
+                return;
+            }
+            if (pickle || code || metadata) {
+                THRecordStream s(*reader, record, m.usize);
+                std::vector<uint8_t> json;
+                if (pickle)
+                    err = check_pickle(s, m.name, tensor_archive(record), storages);
+                else if (code && code_depth(s, TH_ARCHIVE_MAX_CODE_DEPTH) > TH_ARCHIVE_MAX_CODE_DEPTH)
+                    err = "\"" + m.name + "\" nests brackets more than " +
+                          std::to_string(TH_ARCHIVE_MAX_CODE_DEPTH) + " deep";
+                else if (metadata && (json.resize(m.usize), !s.read(json.data(), json.size()) ||
+                                      !flat_json_object(json.data(), json.size())))
+                    err = "its metadata \"" + m.name + "\" is not a JSON object of strings";
+            }
         } catch (const std::exception &) {
             err = "\"" + m.name + "\" cannot be inflated";
-            return;
         }
-        if (m.method == 8 && m.crc &&
-            (av_crc(table, UINT32_MAX, data.data(), data.size()) ^ UINT32_MAX) != m.crc) {
-            err = "\"" + m.name + "\" is damaged: its CRC-32 is not its content's";
-            return;
-        }
-        if (pickle && !pickle_bounded(data.data(), data.size()))
-            err = "\"" + m.name + "\" is no pickle, or one that reads past its end";
-        else if (pickle && (record == "data.pkl" || record == "constants.pkl"))
-            pickle_storages(data.data(), data.size(), storages);
-        else if (code && code_depth(data.data(), data.size()) > TH_ARCHIVE_MAX_CODE_DEPTH)
-            err = "\"" + m.name + "\" nests brackets more than " +
-                  std::to_string(TH_ARCHIVE_MAX_CODE_DEPTH) + " deep";
-        else if (metadata && !flat_json_object(data.data(), data.size()))
-            err = "its metadata \"" + m.name + "\" is not a JSON object of strings";
         if (!err.empty())
             return;
     }
-    // what LibTorch does not check: a storage of more elements than its
-    // record holds would be read (and written) past the record
-    for (const THStorageRef &ref : storages) {
-        const std::string name = prefix + "data/" + ref.key;
-        auto m = std::find_if(members.begin(), members.end(),
-                              [&](const THArchiveMember &a) { return a.name == name; });
-        uint64_t element = ref.element_size ? ref.element_size : 1;
-        if (!ref.elements)
-            continue; // LibTorch reads no record for an empty storage
-        if (m == members.end()) {
-            err = "its tensor storage \"" + ref.key + "\" has no record";
-            return;
-        }
-        if (ref.elements > m->usize / element) {
-            err = "its tensor storage \"" + ref.key + "\" claims " +
-                  (ref.elements == UINT64_MAX ? std::string("a size that is no count") :
-                   std::to_string(ref.elements) + " elements of " + std::to_string(element) +
-                   " bytes") + " from a record of " + std::to_string(m->usize) + " bytes";
-            return;
-        }
-    }
+    check_storages(members, prefix, storages, err);
+    if (!err.empty())
+        return;
     // without one in each program's folder, AOTInductor would compile that
     // program's C++ with the compiler command the package names (system())
     if (package)
@@ -834,16 +1173,40 @@ static void check_contents(const char *filename, const std::vector<THArchiveMemb
     }
 }
 
-/** path is what is read, filename what messages name. */
+/**
+ * path is what is read (once: one open, every check on it), filename what
+ * messages name.
+ */
 static int check_archive(const char *path, const char *filename, DnnContext *ctx)
 {
     std::vector<THArchiveMember> members;
     uint64_t cd_offset = 0, cd_size = 0, count = 0;
     THArchiveError err;
     THArchiveFile f;
+    uint8_t magic[8];
+    int ret = f.open(path);
 
-    // no file, or no zip archive: LibTorch says what it is
-    if (!f.open(path) || !read_end(f, &cd_offset, &cd_size, &count, err))
+    if (ret == AVERROR(ENOENT))
+        return 0; // LibTorch says there is no such file
+    if (ret == AVERROR(ESPIPE)) {
+        av_log(ctx, AV_LOG_ERROR, "The model file \"%s\" is no regular file (a pipe?): it "
+               "cannot be checked, then read again; with model_sha256 it is read once, into "
+               "a copy that is checked and loaded\n", filename);
+        return AVERROR(EINVAL);
+    }
+    if (ret < 0) {
+        av_log(ctx, AV_LOG_ERROR, "Could not read the model file \"%s\": %s\n", filename,
+               strerror(AVUNERROR(ret)));
+        return ret;
+    }
+    // LibTorch's other format (torch.jit's mobile flatbuffers, "PTMF"), read by another parser
+    if (f.read(0, magic, sizeof(magic)) && !memcmp(magic + 4, "PTMF", 4)) {
+        av_log(ctx, AV_LOG_ERROR, "The model file \"%s\" is a flatbuffer (mobile) module, "
+               "which is not loaded unchecked: save it with torch.jit.save()\n", filename);
+        return AVERROR_INVALIDDATA;
+    }
+    // no zip archive: LibTorch says what it is
+    if (!read_end(f, &cd_offset, &cd_size, &count, err))
         return 0;
     if (err.empty())
         read_members(f, cd_offset, cd_size, count, members, err);
@@ -855,7 +1218,7 @@ static int check_archive(const char *path, const char *filename, DnnContext *ctx
             err = "\"" + m.name + "\" is damaged: its CRC-32 is not its content's";
     }
     if (err.empty())
-        check_contents(filename, members, err);
+        check_contents(f, members, err);
     if (err.empty())
         return 0;
     av_log(ctx, AV_LOG_ERROR, "The model file \"%s\" is a malformed archive: %s; it is not "
