@@ -18,6 +18,8 @@
  * Foundation, Inc., 51 Franklin Street, Fifth Floor, Boston, MA 02110-1301 USA
  */
 
+#include <string>
+
 #include "dnn_backend_torch_error.h"
 #include "dnn_backend_torch_output.h"
 
@@ -31,7 +33,25 @@ int THOutputValues::check_type(const torch::Tensor &output, DnnContext *ctx) noe
     return AVERROR(EINVAL);
 }
 
-void THOutputValues::account(int64_t count, int64_t pts, DnnContext *ctx)
+/** "pts 40", or "made at t=0.25 after pts 40" for a frame a pair made */
+static std::string frame_name(const THOutputFrame &frame)
+{
+    char name[96];
+
+    if (frame.t < 0)
+        snprintf(name, sizeof(name), "pts %" PRId64, frame.pts);
+    else
+        snprintf(name, sizeof(name), "made at t=%.4g after pts %" PRId64, frame.t, frame.pts);
+    return name;
+}
+
+/** Whether a comes before b in the stream. */
+static bool earlier(const THOutputFrame &a, const THOutputFrame &b)
+{
+    return a.pts < b.pts || (a.pts == b.pts && a.t < b.t);
+}
+
+void THOutputValues::account(int64_t count, const THOutputFrame &frame, DnnContext *ctx)
 {
     std::lock_guard<std::mutex> hold(lock);
 
@@ -40,42 +60,48 @@ void THOutputValues::account(int64_t count, int64_t pts, DnnContext *ctx)
         return;
     if (!first_seen)
         av_log(ctx, AV_LOG_WARNING, "The model's output has %" PRId64 " NaN or infinite "
-               "values in the frame of pts %" PRId64 ": they are written as 0 (NaN, -Inf) "
-               "and 1 (+Inf); further frames are counted, and summed up at the end\n",
-               count, pts);
-    if (!first_seen || pts < first_pts) {
-        first_pts  = pts;
+               "values in the frame %s%s: they are written as 0 (NaN, -Inf) and 1 (+Inf); "
+               "further frames are counted, and summed up at the end\n", count,
+               frame.t < 0 ? "of " : "", frame_name(frame).c_str());
+    if (!first_seen || earlier(frame, first)) {
+        first      = frame;
         first_seen = true;
     }
     bad_frames++;
     bad_values += count;
 }
 
-int THOutputValues::sanitize(torch::Tensor *output, int64_t pts, bool on_gpu,
+int THOutputValues::sanitize(torch::Tensor *output, const THOutputFrame *frames, bool on_gpu,
                              DnnContext *ctx) noexcept
 {
     return th_catch_all(ctx, "Could not check the values of the model's output", [&] {
         static const int64_t block_size = 1024;
         static const size_t most_frames = 64 * block_size;
-        size_t frame;
 
         if (!on_gpu) {
-            account(torch::isfinite(*output).logical_not_().sum().item<int64_t>(), pts, ctx);
+            // one count per image: a batch of N times is N frames
+            torch::Tensor bad = torch::isfinite(*output).logical_not_().flatten(1).sum(1).cpu();
+            for (int64_t i = 0; i < bad.size(0); i++)
+                account(bad[i].item<int64_t>(), frames[i], ctx);
             *output = torch::nan_to_num(*output, 0.0, 1.0, 0.0);
             return 0;
         }
-        // an endless stream: read them every 65536 frames (a wait for the GPU
-        // then), so that what is kept stays bounded
-        if (gpu_frames.size() == most_frames)
-            collect(ctx);
-        frame = gpu_frames.size();
-        // two kernels a frame: the finite values, summed into this frame's slot
-        if (frame % block_size == 0)
-            gpu_blocks.push_back(torch::empty({ block_size },
-                                              output->options().dtype(torch::kInt64)));
-        torch::Tensor slot = gpu_blocks.back().narrow(0, frame % block_size, 1).squeeze();
-        at::sum_out(slot, torch::isfinite(*output));
-        gpu_frames.emplace_back(output->numel(), pts);
+        for (int64_t i = 0; i < output->size(0); i++) {
+            torch::Tensor image = output->narrow(0, i, 1);
+            size_t frame;
+            // an endless stream: read them every 65536 frames (a wait for the GPU
+            // then), so that what is kept stays bounded
+            if (gpu_frames.size() == most_frames)
+                collect(ctx);
+            frame = gpu_frames.size();
+            // two kernels a frame: the finite values, summed into this frame's slot
+            if (frame % block_size == 0)
+                gpu_blocks.push_back(torch::empty({ block_size },
+                                                  output->options().dtype(torch::kInt64)));
+            torch::Tensor slot = gpu_blocks.back().narrow(0, frame % block_size, 1).squeeze();
+            at::sum_out(slot, torch::isfinite(image));
+            gpu_frames.emplace_back(image.numel(), frames[i]);
+        }
         return 0;
     });
 }
@@ -103,7 +129,7 @@ void THOutputValues::report(DnnContext *ctx) const noexcept
 {
     if (bad_frames)
         av_log(ctx, AV_LOG_WARNING, "The model's output had NaN or infinite values in "
-               "%" PRId64 " of %" PRId64 " frames (the first: pts %" PRId64 "), %" PRId64
+               "%" PRId64 " of %" PRId64 " frames (the first: %s), %" PRId64
                " values in all; they were written as 0 (NaN, -Inf) and 1 (+Inf)\n",
-               bad_frames, frames, first_pts, bad_values);
+               bad_frames, frames, frame_name(first).c_str(), bad_values);
 }

@@ -43,6 +43,16 @@ extern "C" {
 #include "libavfilter/dnn_interface.h"
 }
 
+/**
+ * Which output frame an image of the output is: the frame of pts (a model of
+ * one frame or a window), or one made at t between the frame of pts and the
+ * next (a pair; t < 0: none).
+ */
+struct THOutputFrame {
+    int64_t pts;
+    float t;
+};
+
 /** The non-finite values of a model's output, counted over the stream. */
 class THOutputValues {
 public:
@@ -53,13 +63,15 @@ public:
     static int check_type(const torch::Tensor &output, DnnContext *ctx) noexcept;
 
     /**
-     * Count output's NaN and infinities for the frame of timestamp pts and
-     * replace them (NaN and -Inf by 0, +Inf by 1).  With on_gpu (CUDA
-     * frames) they are counted on the GPU without waiting for it, and left
-     * to the kernels that write the frames, which clip them so; otherwise
-     * counted and replaced at once.  0 or an AVERROR, logged.
+     * Count output's NaN and infinities for each of its images, the output
+     * frames frames[0..N-1] (N: output's first dimension), and replace them
+     * (NaN and -Inf by 0, +Inf by 1).  With on_gpu (CUDA frames) they are
+     * counted on the GPU without waiting for it, and left to the kernels
+     * that write the frames, which clip them so; otherwise counted and
+     * replaced at once.  0 or an AVERROR, logged.
      */
-    int sanitize(torch::Tensor *output, int64_t pts, bool on_gpu, DnnContext *ctx) noexcept;
+    int sanitize(torch::Tensor *output, const THOutputFrame *frames, bool on_gpu,
+                 DnnContext *ctx) noexcept;
 
     /**
      * Read the counts made on the GPU (a wait for it): at the end of the
@@ -71,22 +83,23 @@ public:
     void report(DnnContext *ctx) const noexcept;
 
 private:
-    void account(int64_t count, int64_t pts, DnnContext *ctx);
+    void account(int64_t count, const THOutputFrame &frame, DnnContext *ctx);
 
     /// the counts below: with async, the worker threads of several requests count at once
     std::mutex lock;
     int64_t frames = 0;         ///< frames whose values were counted
     int64_t bad_frames = 0;     ///< of which with NaN or infinities
     int64_t bad_values = 0;
-    int64_t first_pts = AV_NOPTS_VALUE;  ///< of the first such frame
+    THOutputFrame first = { AV_NOPTS_VALUE, -1 };  ///< the first such frame
     bool first_seen = false;
     /**
      * On the GPU, without waiting for it: each frame's count of finite
      * values, written by one reduction into the next int64 of these
-     * blocks, with the frame's size and pts here; read at the end.
+     * blocks, with the frame's size and which frame it is here; read at
+     * the end.
      */
     std::vector<torch::Tensor> gpu_blocks;
-    std::vector<std::pair<int64_t, int64_t>> gpu_frames; ///< values, pts
+    std::vector<std::pair<int64_t, THOutputFrame>> gpu_frames; ///< values, frame
 };
 
 #endif /* AVFILTER_DNN_DNN_BACKEND_TORCH_OUTPUT_H */

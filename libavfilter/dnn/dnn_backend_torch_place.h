@@ -58,4 +58,10 @@ int th_place_model(DNNCudaFrames *cf, AVFilterLink *inlink, torch::jit::Module *
 int th_place_on_device(torch::jit::Module *model, THPackage *package, const c10::Device &device,
                        int cuda_frames, DnnContext *ctx) noexcept;
 
+/**
+ * What placing the model on a GPU claimed of the process (cuDNN's
+ * autotuner, cudnn_benchmark), given back when the model is freed.
+ */
+void th_place_release(const DnnContext *ctx) noexcept;
+
 #endif /* AVFILTER_DNN_DNN_BACKEND_TORCH_PLACE_H */

@@ -54,6 +54,7 @@ input's timestamps go back, which a framecrc listing does not show) or,
 with SCENE > 0, where the frame differs from the one before by more than
 SCENE.
 """
+import math
 import os
 import sys
 import warnings
@@ -313,6 +314,18 @@ def randomised(model: torch.nn.Module, scale: float) -> torch.nn.Module:
     return model.eval()
 
 
+class PairNonFinite(torch.nn.Module):
+    """A blend whose frames at t >= 0.5 have 18 NaN (3x2 pixels of 3
+    channels): the count of non-finite values by frame, not by run."""
+
+    def forward(self, earlier: torch.Tensor, later: torch.Tensor, t: torch.Tensor) -> torch.Tensor:
+        w = t.reshape(-1, 1, 1, 1)
+        out = earlier * (1 - w) + later * w
+        corner = out[:, :, :3, :2]
+        out[:, :, :3, :2] = torch.where(w >= 0.5, torch.full_like(corner, float("nan")), corner)
+        return out
+
+
 def make(outdir):
     os.makedirs(outdir, exist_ok=True)  # as gen_torch_models.py: the README's command
     torch.manual_seed(17)
@@ -333,6 +346,7 @@ def make(outdir):
     torch.save(recurrent_sigma.state_dict(), outdir + "/recurrent-sigma.state.pt")
     torch.jit.script(BlendScalarT()).save(outdir + "/blend-scalar-t.pt")
     torch.jit.script(PairLutOutOfRange()).save(outdir + "/pair-lut-out-of-range.pt")
+    torch.jit.script(PairNonFinite()).save(outdir + "/pair-non-finite.pt")
 
 
 def read_crc(path):
@@ -349,9 +363,13 @@ def read_crc(path):
 
 
 def schedule(tb_in, frames, tb_out, mode):
-    """[(output pts, input index, t)] as dnn_interpolate places them: every
-    output time in [pts_i, pts_i+1) of each pair, the last frame for its
-    duration; t as the fraction of the pair's interval."""
+    """[(output pts, input index, t)] as dnn_interpolate places them: factor,
+    every output time in [pts_i, pts_i+1) of each pair, the last frame for
+    its duration; fps, the output times of the fps filter (the first frame's
+    time and the end of the last rounded to the nearest, halves away from
+    0, as its eof_action=round: its frame count and timestamps), each made
+    at its own time: the first frame before it, the last after it; t as the
+    fraction of the pair's interval."""
     out = []
     times = [pts for pts, _ in frames]
     last_span = frames[-1][1] if frames[-1][1] > 0 else 1
@@ -362,15 +380,23 @@ def schedule(tb_in, frames, tb_out, mode):
             for k in range(factor):
                 out.append((start * factor + k * span, i, Fraction(k, factor)))
         return out
-    n = None
-    for i, (start, span) in enumerate(zip(times, spans)):
-        t0, t1 = start * tb_in, (start + span) * tb_in
-        if n is None:
-            n = -((-t0) // tb_out)  # the first output time at or after the first frame
-        while n * tb_out < t1:
-            if n * tb_out >= t0:
-                out.append((n, i, (n * tb_out - t0) / (t1 - t0)))
-            n += 1
+
+    def near(x):
+        return math.floor(x + Fraction(1, 2)) if x >= 0 else -math.floor(-x + Fraction(1, 2))
+
+    i = 0
+    end = (times[-1] + spans[-1]) * tb_in
+    for n in range(near(times[0] * tb_in / tb_out), near(end / tb_out)):
+        x = n * tb_out
+        while i + 1 < len(times) and times[i + 1] * tb_in <= x:
+            i += 1
+        t0 = times[i] * tb_in
+        if x <= t0:
+            out.append((n, i, Fraction(0)))
+        elif i + 1 == len(times):
+            out.append((n, i, Fraction(1)))
+        else:
+            out.append((n, i, (x - t0) / (times[i + 1] * tb_in - t0)))
     return out
 
 

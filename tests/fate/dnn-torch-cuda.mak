@@ -368,6 +368,19 @@ $(eval $(call FATE_DNN_TORCH_CUDA_CHECK,error-two-channels,rgb0,two_channels,,er
 $(eval $(call FATE_DNN_TORCH_CUDA_CHECK,error-raises-on-frame,rgb0,raises_on_data,,error))
 $(eval $(call FATE_DNN_TORCH_CUDA_CHECK,device-cpu,rgb0,identity,:device=cpu,log))
 
+# cuDNN's autotuner is one switch of the process: two filters on a GPU that
+# ask for different values are refused (the second one configured), and run
+# where they agree
+FATE_DNN_TORCH_CUDA += fate-dnn-torch-cuda-error-cudnn-benchmark-conflict
+fate-dnn-torch-cuda-error-cudnn-benchmark-conflict: CMD = $(DNN_TORCH_CHECK) error $(TARGET_PATH)/ffmpeg \
+    $(DNN_TORCH_CUDA_DEV) -f lavfi -i testsrc2=s=64x48:r=25,format=rgb0 -frames:v 2 \
+    -vf hwupload,dnn_processing=dnn_backend=torch:model=$(DNN_TORCH_DIR)/conv.pt:cudnn_benchmark=1,dnn_processing=dnn_backend=torch:model=$(DNN_TORCH_DIR)/conv.pt:cudnn_benchmark=0 \
+    -f null -
+FATE_DNN_TORCH_CUDA += fate-dnn-torch-cuda-cudnn-benchmark-agree
+fate-dnn-torch-cuda-cudnn-benchmark-agree: CMD = $(DNN_TORCH_CHECK) frames $(TARGET_PATH)/ffmpeg \
+    $(DNN_TORCH_CUDA_DEV) -f lavfi -i testsrc2=s=64x48:r=25,format=rgb0 -frames:v 2 \
+    -vf hwupload,dnn_processing=dnn_backend=torch:model=$(DNN_TORCH_DIR)/conv.pt:cudnn_benchmark=0,dnn_processing=dnn_backend=torch:model=$(DNN_TORCH_DIR)/conv.pt:cudnn_benchmark=0,hwdownload,format=rgb0
+
 # Upstream's negotiation is kept: an rgb24 source reaches CUDA as one of
 # hwcontext_cuda's own layouts (rgb0, bgr0, ...), which scale_cuda takes.
 # The fork once listed rgb24 there, and this pipeline failed.
