@@ -20,7 +20,7 @@
 
 /*
  * The torch backend module's entry (dnn_backend_torch_module.h): the only
- * symbol it exports, so that nothing else of it can clash with the program
+ * symbols it exports, so that nothing else of it can clash with the program
  * that loads it.
  */
 
@@ -30,7 +30,15 @@
 
 extern const DNNModule ff_dnn_backend_torch_module;
 
-const DNNModule *ff_dnn_torch_module(const char *build)
+void ff_dnn_torch_module_identity(char *buf, size_t size)
 {
-    return strcmp(build, TH_MODULE_BUILD) ? NULL : &ff_dnn_backend_torch_module;
+    th_module_identity(buf, size);
+}
+
+const DNNModule *ff_dnn_torch_module(const char *identity)
+{
+    char own[TH_MODULE_IDENTITY_SIZE];
+
+    th_module_identity(own, sizeof(own));
+    return strcmp(identity, own) ? NULL : &ff_dnn_backend_torch_module;
 }

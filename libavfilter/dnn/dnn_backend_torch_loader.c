@@ -64,7 +64,7 @@ static const AVOption dnn_th_options[] = {
  */
 static AVOnce module_once = AV_ONCE_INIT;
 static const DNNModule *module;
-static char module_error[2 * PATH_MAX];
+static char module_error[2 * PATH_MAX + 2 * TH_MODULE_IDENTITY_SIZE];
 
 /*
  * The directory of the file that holds libavfilter: libavfilter.so in a
@@ -97,7 +97,7 @@ static int libavfilter_directory(char *dir, size_t size)
  * Global: the code that AOTInductor compiles into a .pt2 package finds
  * LibTorch's functions in the process's global scope, as where LibTorch is
  * linked into the program (a CUDA package crashed otherwise).  The module
- * itself exports one symbol (dnn/torch_module.ver).
+ * itself exports its entry alone (dnn/torch_module.ver).
  */
 #define MODULE_FLAGS (RTLD_NOW | RTLD_GLOBAL)
 
@@ -112,15 +112,69 @@ static void *open_module(const char *path)
     return handle;
 }
 
+/*
+ * The next field of a th_module_identity() string ("name value; ..."; the
+ * last, the configuration, takes the rest): its length, *next past it.
+ */
+static size_t identity_field(const char *s, const char **next)
+{
+    const char *end = strncmp(s, "configuration ", 14) ? strstr(s, "; ") : NULL;
+    size_t len = end ? end - s : strlen(s);
+
+    *next = end ? end + 2 : s + len;
+    return len;
+}
+
+/*
+ * Why the module of the given identity (NULL: it says none) is not this
+ * libavfilter's: the fields that differ, the module's and ours.
+ */
+static void describe_mismatch(char *buf, size_t size, const char *theirs, const char *ours)
+{
+    size_t n;
+
+    if (!theirs) {
+        const char *config = strstr(ours, "; configuration ");
+        int len = config ? (int)(config - ours) : (int)strlen(ours);
+        snprintf(buf, size, "it does not say which build it is: a module older than this "
+                 "libavfilter, which is %.*s", len, ours);
+        return;
+    }
+    *buf = 0;
+    while (*theirs || *ours) {
+        const char *t, *o;
+        size_t tlen = identity_field(theirs, &t), olen = identity_field(ours, &o);
+
+        if (tlen != olen || memcmp(theirs, ours, tlen)) {
+            n = strlen(buf);
+            snprintf(buf + n, size - n, "%sits %.*s, this libavfilter's %.*s",
+                     *buf ? "; " : "", (int)tlen, theirs, (int)olen, ours);
+        }
+        theirs = t;
+        ours   = o;
+    }
+}
+
 static void load_module(void)
 {
     char dir[PATH_MAX], path[PATH_MAX + sizeof(TORCH_MODULE_NAME) + 1];
     const char *dirs[2] = { NULL, TORCH_MODULE_DIR };
     void *handle = NULL;
     THModuleEntry *entry;
+    THModuleIdentity *identity;
+    char ours[TH_MODULE_IDENTITY_SIZE], theirs[TH_MODULE_IDENTITY_SIZE];
+    char why[2 * TH_MODULE_IDENTITY_SIZE];
 
-    if (libavfilter_directory(dir, sizeof(dir)))
+    /*
+     * Only there: not on the library path (LD_LIBRARY_PATH, the RUNPATH of
+     * the file that holds libavfilter, which names LibTorch's directory, or
+     * ld.so.conf), where a module of another build may lie.
+     */
+    if (libavfilter_directory(dir, sizeof(dir))) {
         dirs[0] = dir;
+        if (!strcmp(dir, TORCH_MODULE_DIR))
+            dirs[1] = NULL;
+    }
     for (int i = 0; i < FF_ARRAY_ELEMS(dirs) && !handle && !*module_error; i++) {
         if (!dirs[i])
             continue;
@@ -128,26 +182,31 @@ static void load_module(void)
         if (access(path, F_OK) == 0)
             handle = open_module(path);
     }
-    if (!handle && !*module_error) {
-        // installed elsewhere on the library path (LD_LIBRARY_PATH, ldconfig)
-        av_strlcpy(path, TORCH_MODULE_NAME, sizeof(path));
-        handle = dlopen(path, MODULE_FLAGS);
-        if (!handle)
-            snprintf(module_error, sizeof(module_error),
-                     "The torch DNN backend is a module of its own, %s, and it is not "
-                     "installed: looked in %s%s%s and on the library path (%s)",
-                     TORCH_MODULE_NAME, dirs[0] ? dirs[0] : "", dirs[0] ? ", " : "",
-                     TORCH_MODULE_DIR, dlerror());
-    }
+    if (!handle && !*module_error)
+        snprintf(module_error, sizeof(module_error),
+                 "The torch DNN backend is a module of its own, %s, and it is not "
+                 "installed: looked in %s%s%s", TORCH_MODULE_NAME,
+                 dirs[0] ? dirs[0] : "", dirs[0] && dirs[1] ? ", " : "", dirs[1] ? dirs[1] : "");
     if (!handle)
         return;
 
-    entry = (THModuleEntry *)dlsym(handle, TH_MODULE_ENTRY);
-    module = entry ? entry(TH_MODULE_BUILD) : NULL;
-    if (!module)
+    th_module_identity(ours, sizeof(ours));
+    entry    = (THModuleEntry *)dlsym(handle, TH_MODULE_ENTRY);
+    identity = (THModuleIdentity *)dlsym(handle, TH_MODULE_IDENTITY);
+    if (identity)
+        identity(theirs, sizeof(theirs));
+    module = entry && identity && !strcmp(theirs, ours) ? entry(ours) : NULL;
+    if (!module) {
+        if (!entry)
+            snprintf(why, sizeof(why), "it has no %s", TH_MODULE_ENTRY);
+        else
+            describe_mismatch(why, sizeof(why), identity ? theirs : NULL, ours);
+        if (!*why)
+            snprintf(why, sizeof(why), "its entry refuses this libavfilter's identity");
         snprintf(module_error, sizeof(module_error),
                  "The torch backend's module %s comes from another build of FFmpeg: "
-                 "it must be the one built with this libavfilter", path);
+                 "it must be the one built with this libavfilter (%s)", path, why);
+    }
 }
 
 static DNNModel *load_model_th(DnnContext *ctx, DNNFunctionType func_type,
