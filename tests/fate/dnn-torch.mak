@@ -176,6 +176,24 @@ fate-dnn-torch-api-error-sync fate-dnn-torch-api-error-async: $(DNN_TORCH_API_ER
 fate-dnn-torch-api-error-sync: CMD = timeout -s KILL 120 $(TARGET_PATH)/$(DNN_TORCH_API_ERROR) $(DNN_TORCH_DIR)/raises_on_data.pt 0
 fate-dnn-torch-api-error-async: CMD = timeout -s KILL 120 $(TARGET_PATH)/$(DNN_TORCH_API_ERROR) $(DNN_TORCH_DIR)/raises_on_data.pt 1
 
+# The torch backend's module, from a copy of ffmpeg in a directory of its
+# own (tests/dnn/torch-module-check.sh): a module of another revision, of
+# this version and configuration (tests/dnn/module-stale.c), is refused,
+# naming its layout and ours; a module only on LD_LIBRARY_PATH is not loaded.
+DNN_TORCH_MODULE_STALE = $(DNN_TORCH_DATA)/module-stale$(SLIBSUF)
+$(DNN_TORCH_MODULE_STALE): $(SRC_PATH)/tests/dnn/module-stale.c $(SRC_PATH)/libavfilter/dnn/dnn_backend_torch_entry.c \
+                           $(SRC_PATH)/libavfilter/dnn/torch_module.ver $(TORCH_MODULE_LAYOUT_H) | $(DNN_TORCH_STAMP)
+	$(CC) $(CPPFLAGS) -DHAVE_AV_CONFIG_H $(CFLAGS) -fPIC -shared \
+	    -Wl,--version-script,$(SRC_PATH)/libavfilter/dnn/torch_module.ver -o $@ $<
+DNN_TORCH_MODULE_CHECK = $(SRC_PATH)/tests/dnn/torch-module-check.sh
+FATE_DNN_TORCH += fate-dnn-torch-module-stale fate-dnn-torch-module-library-path
+fate-dnn-torch-module-stale: $(DNN_TORCH_MODULE_STALE)
+fate-dnn-torch-module-stale: CMD = $(DNN_TORCH_MODULE_CHECK) stale $(TARGET_PATH)/ffmpeg$(PROGSSUF)$(EXESUF) \
+    "$(TORCH_MODULE_DIR)" $(TORCH_MODULE_NAME) $(TARGET_PATH)/$(DNN_TORCH_MODULE_STALE)
+fate-dnn-torch-module-library-path: $(TORCH_MODULE)
+fate-dnn-torch-module-library-path: CMD = $(DNN_TORCH_MODULE_CHECK) library-path $(TARGET_PATH)/ffmpeg$(PROGSSUF)$(EXESUF) \
+    "$(TORCH_MODULE_DIR)" $(TORCH_MODULE_NAME) $(TARGET_PATH)/$(TORCH_MODULE)
+
 # Regression: async=1 crashed (SIGSEGV) when the output stopped while an
 # inference was still running: the model was freed under the worker thread.
 FATE_DNN_TORCH += fate-dnn-torch-async-early-stop
