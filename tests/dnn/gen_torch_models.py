@@ -236,6 +236,14 @@ class BranchOnValue(torch.nn.Module):
         return 1.0 - x
 
 
+class TensorConstant(torch.nn.Module):
+    """Per-channel gains as a tensor literal: traced, a tensor constant
+    (constants.pkl, its storage under constants/, not data/), exact."""
+
+    def forward(self, x):
+        return 1.0 - x * torch.tensor([1.0, 0.5, 0.25]).view(1, 3, 1, 1)
+
+
 MODELS = {
     "identity": Identity,
     "swap_invert": SwapInvert,
@@ -254,7 +262,11 @@ MODELS = {
     "non_finite": NonFinite,
     "non_finite_written": NonFiniteWritten,
     "branch_on_value": BranchOnValue,
+    "tensor_constant": TensorConstant,
 }
+
+# traced, not scripted: what only tracing makes (tensor constants)
+TRACED = {"tensor_constant"}
 
 # saved as they are, not in eval mode
 TRAINING_MODE = {"train_mode"}
@@ -274,7 +286,10 @@ def generate(outdir, which="tests"):
         model = cls() if name in TRAINING_MODE else cls().eval()
         if name == "conv" or which == "bench":  # for tools/dnn-torch-export.py --checkpoint
             torch.save(model.state_dict(), os.path.join(outdir, name + ".state.pt"))
-        model = torch.jit.script(model)
+        if name in TRACED:
+            model = torch.jit.trace(model, torch.rand(1, 3, 8, 8))
+        else:
+            model = torch.jit.script(model)
         model.save(os.path.join(outdir, name + ".pt"))
     if which == "tests":
         with open(os.path.join(outdir, "corrupt.pt"), "wb") as f:

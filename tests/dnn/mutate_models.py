@@ -5,9 +5,10 @@ mutants of valid TorchScript files and .pt2 packages.
     mutate_models.py BASEDIR OUTDIR [--seed N] [--list]
     mutate_models.py BASEDIR OUTDIR --known [--list]
     mutate_models.py --without-library MODEL PACKAGE OUT
+    mutate_models.py --storage-past-record CONV OUT
 
 BASEDIR holds the models of gen_torch_models.py and make-torch-packages.sh:
-swap_invert.pt and conv.pt (TorchScript), swap_invert.pt2,
+swap_invert.pt, conv.pt and tensor_constant.pt (TorchScript), swap_invert.pt2,
 swap_invert_64x48.pt2 and conv.pt2 (CPU packages).  OUTDIR gets one file per
 mutant, NNN-KIND.pt or NNN-KIND.pt2 (a package is loaded as one only when its
 name ends in .pt2), and manifest.tsv: file, base model, kind, what was done.
@@ -35,11 +36,25 @@ Kinds (each on every base it applies to):
                    larger than its storage
   code             TorchScript code replaced, CRC kept right: syntax errors,
                    deep nesting, a wrong signature
+  storage-dtype    conv.pt's storage tuples with their dtype a number (a
+                   ScalarType, as LibTorch reads a GLOBAL torch.FloatStorage):
+                   right ones, none, too large for the record, tuples of other
+                   lengths, a tensor built through a global called by number
+  large-pickle     conv.pt's data.pkl and code over 64 MiB: an unused
+                   attribute of 65 MiB, alone and with a storage past its
+                   record; a 65 MiB comment before deep nesting
+  constants        tensor_constant.pt's tensor constant (constants.pkl,
+                   constants/0): its dtype a number, offsets, strides and
+                   sizes past its storage, a storage past or without its record
   huge-size        sizes, counts and offsets in the headers made huge
   zip-bomb         members that inflate to gigabytes, 65535 members, many
                    entries sharing one member's data
   not-a-zip        empty, text, random bytes, an ELF file, gzip, a prefix or
                    suffix of garbage, an archive of no member
+
+--storage-past-record writes to OUT conv.pt (MODEL) whose first storage
+claims 2^31-1 floats from a record of 216 (a pickle mutant, for the FATE
+tests of model_sha256 on a pipe).
 
 --without-library writes to OUT the .pt2 PACKAGE without the compiled
 library of its program MODEL ("start": a recurrent package's first), with
@@ -69,6 +84,9 @@ GIB = 1 << 30
 MIB = 1 << 20
 
 TORCHSCRIPT_BASES = ["swap_invert.pt", "conv.pt"]
+# a traced model with a tensor constant (constants.pkl, constants/0): only
+# the constants kind is made of it
+CONSTANT_BASES = ["tensor_constant.pt"]
 PACKAGE_BASES = ["swap_invert.pt2", "swap_invert_64x48.pt2", "conv.pt2"]
 
 
@@ -584,6 +602,97 @@ def pickle_edits(z, torchscript_base):
     return out
 
 
+# conv.pt's data.pkl: its first storage tuple's dtype (GLOBAL
+# torch.FloatStorage, memo 8) and element count (216, memo 10)
+FLOAT_STORAGE = b"ctorch\nFloatStorage\nq\x08"
+COUNT_216 = b"cpuq\nK\xd8t"
+COUNT_HUGE = b"cpuq\nJ\xff\xff\xff\x7ft"
+
+
+def storage_dtypes(z):
+    """conv.pt's storage tuples with their dtype as LibTorch reads it: a
+    GLOBAL torch.FloatStorage becomes a ScalarType number, and a number is
+    taken as one (6 is float), so it may be written as one."""
+    out = []
+    pkl = z.find("data.pkl").content()
+
+    def put(what, dtype, count=COUNT_216, extra=None):
+        content = pkl.replace(FLOAT_STORAGE, dtype + b"q\x08", 1).replace(COUNT_216, count, 1)
+        if extra:
+            content = content.replace(*extra, 1)
+        out.append(("storage-dtype", what, replaced(z, "data.pkl", content)))
+
+    put("dtype 6 (float) as BININT1", b"K\x06")
+    put("dtype 6 (float) as LONG1", b"\x8a\x08\x06" + bytes(7))
+    put("dtype 6, a storage of 2^31-1 floats in a record of 216", b"K\x06", COUNT_HUGE)
+    put("dtype 6 as LONG1, a storage of 2^31-1 floats in a record of 216",
+        b"\x8a\x08\x06" + bytes(7), COUNT_HUGE)
+    put("dtype 7 (double): 216 doubles in a record of 216 floats", b"K\x07")
+    put("dtype 200, which is none", b"K\xc8")
+    put("dtype -1", b"J\xff\xff\xff\xff")
+    put("dtype 2^40", b"\x8a\x08" + bytes(5) + b"\x01" + bytes(2))
+    put("dtype a string", b"X\x05\x00\x00\x00Float")
+    put("dtype None, a storage of 2^31-1 floats", b"N", COUNT_HUGE)
+    put("a storage tuple of 6 items", FLOAT_STORAGE[:-2], b"cpuq\nK\xd8K\x00t")
+    put("a storage tuple of 4 items, its count missing", FLOAT_STORAGE[:-2], b"cpuq\nt")
+    put("the bias made by a global called by its number, not by its memo",
+        FLOAT_STORAGE[:-2], COUNT_216, (b"h\x06((h\x07", b"K\x02((h\x07"))
+    put("the bias's tensor of 2^20 elements, called by number",
+        FLOAT_STORAGE[:-2], COUNT_216,
+        (b"h\x06((h\x07h\x08X\x01\x00\x00\x001q\x0fh\nK\x08tQq\x10K\x00(K\x08t",
+         b"K\x02((h\x07h\x08X\x01\x00\x00\x001q\x0fh\nK\x08tQq\x10K\x00(J\x00\x00\x10\x00t"))
+    return out
+
+
+def large_pickles(z):
+    """Pickles and code over 64 MiB, once not read at all: an attribute of
+    65 MiB that nothing uses (the module's dict has a key more), alone and
+    with a storage larger than its record; code of a 65 MiB comment."""
+    out = []
+    pkl = z.find("data.pkl").content()
+    pad = b"X\x03\x00\x00\x00padX" + struct.pack("<I", 65 * MIB) + b"a" * (65 * MIB)
+    big = pkl.replace(b"}(", b"}(" + pad, 1)
+    out.append(("large-pickle", "an unused attribute of 65 MiB", replaced(z, "data.pkl", big)))
+    out.append(("large-pickle", "an unused attribute of 65 MiB, a storage of 2^31-1 floats in "
+                "a record of 216", replaced(z, "data.pkl", big.replace(COUNT_216, COUNT_HUGE, 1))))
+    src = z.find("code").content().decode()
+    comment = "#" + "x" * (65 * MIB) + "\n"
+    out.append(("large-pickle", "code of a 65 MiB comment, then parentheses nested 100000 deep",
+                replaced(z, "code", (comment + src.replace(
+                    "return", "_ = " + "(" * 100000 + "1" + ")" * 100000 + "\n    return", 1))
+                    .encode(), method=0)))
+    return out
+
+
+def constant_edits(z):
+    """The tensor constant of tensor_constant.pt (3 floats, constants/0):
+    its storage and the tensor on it, as the file says them."""
+    out = []
+    pkl = z.find("constants.pkl").content()
+    tensor = b"tQq\x05K\x00(K\x03t(K\x01t"
+
+    def put(what, old, new, role="constants.pkl"):
+        if old not in pkl:
+            sys.exit("mutate_models.py: %s: not in constants.pkl" % what)
+        out.append(("constants", what, replaced(z, role, pkl.replace(old, new, 1))))
+
+    put("the dtype as the number 6", b"ctorch\nFloatStorage\nq\x02", b"K\x06q\x02")
+    put("a storage offset of 2^28", tensor, b"tQq\x05J\x00\x00\x00\x10(K\x03t(K\x01t")
+    put("a storage offset of 3, past the 3 elements", tensor, b"tQq\x05K\x03(K\x03t(K\x01t")
+    put("a negative storage offset", tensor, b"tQq\x05J\xff\xff\xff\xff(K\x03t(K\x01t")
+    put("a stride of 2^24", tensor, b"tQq\x05K\x00(K\x03t(J\x00\x00\x00\x01t")
+    put("1024 elements on a storage of 3", tensor, b"tQq\x05K\x00(M\x00\x04t(K\x01t")
+    put("sizes and strides of different lengths", tensor, b"tQq\x05K\x00(K\x03t(K\x01K\x01t")
+    put("a storage of 2^31-1 floats in a record of 12 bytes", b"cpuq\x04K\x03t",
+        b"cpuq\x04J\xff\xff\xff\x7ft")
+    put("a storage that is not there", b"X\x01\x00\x00\x000q\x03", b"X\x01\x00\x00\x009q\x03")
+    # its record under data/, where LibTorch does not look for it
+    entries = [Entry(k.name.replace(b"/constants/", b"/data/"), data=k.data, method=k.method,
+                     crc=k.crc, usize=k.usize, content=b"") for k in z.members]
+    out.append(("constants", "its record under data/, not constants/", write_zip(entries)))
+    return out
+
+
 def code_edits(z):
     out = []
     m = z.find("code")
@@ -666,7 +775,7 @@ def corpus(basedir, seed):
     """[(base, ext, kind, detail, bytes)] in a fixed order."""
     items = []
     bases = {}
-    for name in TORCHSCRIPT_BASES + PACKAGE_BASES:
+    for name in TORCHSCRIPT_BASES + CONSTANT_BASES + PACKAGE_BASES:
         with open(os.path.join(basedir, name), "rb") as f:
             bases[name] = Zip(f.read())
 
@@ -688,7 +797,12 @@ def corpus(basedir, seed):
         muts += pickle_edits(z, name)
         muts += code_edits(z)
         muts += bombs(z, True)
+        if "conv" in name:
+            muts += storage_dtypes(z)
+            muts += large_pickles(z)
         items += [(name, "pt") + m for m in muts]
+    for name in CONSTANT_BASES:
+        items += [(name, "pt") + m for m in constant_edits(bases[name])]
     rng = random.Random("%d:not-a-zip" % seed)
     so = bases["swap_invert.pt2"].find("so").content()
     ts = bases["swap_invert.pt"].buf
@@ -771,6 +885,15 @@ def known(basedir):
 
 
 def main():
+    if len(sys.argv) == 4 and sys.argv[1] == "--storage-past-record":
+        with open(sys.argv[2], "rb") as f:
+            z = Zip(f.read())
+        pkl = z.find("data.pkl").content()
+        if COUNT_216 not in pkl:
+            sys.exit("mutate_models.py: %s is not conv.pt" % sys.argv[2])
+        with open(sys.argv[3], "wb") as f:
+            f.write(replaced(z, "data.pkl", pkl.replace(COUNT_216, COUNT_HUGE, 1)))
+        return 0
     if len(sys.argv) == 5 and sys.argv[1] == "--without-library":
         with open(sys.argv[3], "rb") as f:
             z = Zip(f.read())

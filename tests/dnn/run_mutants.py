@@ -6,7 +6,8 @@ error, or give the right frames, in bounded time, memory and disk.
     run_mutants.py FFMPEG BASEDIR WORKDIR --known [...]
 
 Makes the corpus of tests/dnn/mutate_models.py from the models in BASEDIR
-(swap_invert.pt, conv.pt, swap_invert.pt2, swap_invert_64x48.pt2, conv.pt2)
+(swap_invert.pt, conv.pt, tensor_constant.pt, swap_invert.pt2,
+swap_invert_64x48.pt2, conv.pt2)
 in WORKDIR/mutants, runs each file through
 
     ffmpeg -f lavfi -i testsrc2=s=64x48:r=25,format=rgb24 -frames:v 2
@@ -269,7 +270,8 @@ def main():
 
     # the unmutated models first: their frames are what an accepted mutant
     # must give
-    bases = mutate_models.TORCHSCRIPT_BASES + mutate_models.PACKAGE_BASES
+    bases = mutate_models.TORCHSCRIPT_BASES + mutate_models.CONSTANT_BASES + \
+        mutate_models.PACKAGE_BASES
     jobs = [("base-" + b, ffmpeg_args(os.path.abspath(os.path.join(args.basedir, b))))
             for b in bases]
     jobs += [(name, ffmpeg_args(os.path.join(mutants, name))) for name, _, _, _ in manifest]

@@ -425,6 +425,29 @@ fate-dnn-torch-mutation-corpus: CMD = $(TORCH_PYTHON) $(SRC_PATH)/tests/dnn/run_
     $(TARGET_PATH)/ffmpeg $(DNN_TORCH_DIR) $(TARGET_PATH)/tests/data/fate/dnn-torch-mutation-corpus.d \
     --fork-server $(TARGET_PATH)/$(DNN_TORCH_FORK_SERVER)
 
+# The archive check reads what LibTorch reads.  A traced model's tensor
+# constant (constants.pkl, its record under constants/, not data/) loads
+# and gives PyTorch's frames: it was refused as malformed.
+$(eval $(call FATE_DNN_TORCH_PSNR,tensor-constant-vs-torch,tensor_constant,rgb24,317x239,3,exact,))
+# model_sha256 reads the model once, a pipe too, and everything after reads
+# the copy it hashed: the checks read the path again, found nothing in the
+# pipe and were skipped, so that a malformed model was loaded (SIGSEGV).
+# (A pipe that loads is not tested: ffmpeg initialises its filters twice,
+# and the second finds the pipe empty.)
+DNN_TORCH_STORAGE_PAST = $(DNN_TORCH_DATA)/conv_storage_past_record.pt
+$(DNN_TORCH_STORAGE_PAST): $(SRC_PATH)/tests/dnn/mutate_models.py | $(DNN_TORCH_STAMP)
+	$(M)$(TORCH_PYTHON) $< --storage-past-record $(DNN_TORCH_DATA)/conv.pt $@
+FATE_DNN_TORCH += fate-dnn-torch-error-sha256-stdin-checked
+fate-dnn-torch-error-sha256-stdin-checked: $(DNN_TORCH_STORAGE_PAST)
+fate-dnn-torch-error-sha256-stdin-checked: CMD = cat $(DNN_TORCH_DIR)/conv_storage_past_record.pt | \
+    $(DNN_TORCH_CHECK) error $(TARGET_PATH)/ffmpeg -f lavfi -i testsrc2=s=64x48:r=25,format=rgb24 -frames:v 2 \
+    -vf dnn_processing=dnn_backend=torch:model=/dev/stdin:model_sha256=$$(sha256sum $(DNN_TORCH_DIR)/conv_storage_past_record.pt | cut -c1-64) -f null -
+# without model_sha256 a pipe cannot be checked, then read again: refused
+FATE_DNN_TORCH += fate-dnn-torch-error-stdin-unpinned
+fate-dnn-torch-error-stdin-unpinned: CMD = cat $(DNN_TORCH_DIR)/swap_invert.pt | \
+    $(DNN_TORCH_CHECK) error $(TARGET_PATH)/ffmpeg -f lavfi -i testsrc2=s=64x48:r=25,format=rgb24 -frames:v 2 \
+    -vf dnn_processing=dnn_backend=torch:model=/dev/stdin -f null -
+
 # Community models (tests/dnn/community_models.py): weights of
 # architectures people download (Real-ESRGAN's Compact, SPAN, SwinIR), made
 # here with random weights, exported by tools/dnn-torch-export.py from the
