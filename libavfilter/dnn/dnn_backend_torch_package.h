@@ -87,9 +87,13 @@ int th_module_check_tensors(const torch::jit::Module &module, DnnContext *ctx) n
  * another package is an error.  *package stays NULL for a TorchScript
  * file.  Either format's zip archive is checked first, before LibTorch
  * reads it (member count, sizes, names, CRC-32, pickles, the storages the
- * pickles name against their records, code nesting, metadata): a malformed
- * one is AVERROR_INVALIDDATA.  What is read is file's path; messages name
- * the model option's file.  Never throws: 0 or an AVERROR, logged.
+ * pickles name against their records, the tensors on them, code nesting,
+ * metadata), every member whatever its size: a malformed one, or one in a
+ * form the check cannot read, is AVERROR_INVALIDDATA.  What is read is
+ * file's path, opened once: every check reads that one open file (with
+ * model_sha256, the hashed copy); one that is no regular file (a pipe) is
+ * AVERROR(EINVAL).  Messages name the model option's file.  Never throws:
+ * 0 or an AVERROR, logged.
  */
 int th_package_open(THPackage **package, const THModelFile &file, DnnContext *ctx) noexcept;
 
