@@ -939,38 +939,9 @@ $(eval $(call FATE_DNN_TORCH_PART_TEST,recurrent,testsrc2=s=64x48:r=25:d=0.4[a];
 $(FATE_DNN_TORCH_PART): $(DNN_TORCH_IFNET)
 FATE_DNN_TORCH += $(FATE_DNN_TORCH_PART)
 
-# A video in parts, each an ffmpeg of its own, joined (tools/dnn-torch-parts.py,
-# as over several GPUs; here three on the CPU): the committed clips (key
-# frames at 0 and 1 s, so that a part seeks), against one ffmpeg over the
-# whole, framecrc for framecrc, video and audio; the tool reads each part's
-# context from the filters.  A recurrent model and an encoder that
-# reorders frames are refused.
-define FATE_DNN_TORCH_PARTS_TEST
-FATE_DNN_TORCH_PARTS += fate-dnn-torch-parts-$(1)
-fate-dnn-torch-parts-$(1): CMD = $$(DNN_TORCH_CHECK) parts $(TARGET_PATH) $(TORCH_PYTHON) \
-    $(SRC_PATH)/tests/dnn/h264-aac.mp4 "format=rgb24,$(2)" 3
-endef
-$(eval $(call FATE_DNN_TORCH_PARTS_TEST,one-frame,dnn_processing=dnn_backend=torch:model=$(DNN_TORCH_DIR)/conv.pt))
-$(eval $(call FATE_DNN_TORCH_PARTS_TEST,window,dnn_processing=dnn_backend=torch:model=$(DNN_TORCH_DIR)/fastdvd.pt:frames=5:sigma=0.1))
-$(eval $(call FATE_DNN_TORCH_PARTS_TEST,interpolate,dnn_interpolate=model=$(DNN_TORCH_DIR)/ifnet.pt:factor=2))
-$(eval $(call FATE_DNN_TORCH_PARTS_TEST,interpolate-fps,dnn_interpolate=model=$(DNN_TORCH_DIR)/ifnet.pt:fps=60))
-# VP9 + Opus in Matroska: the first output time is not the file's start
-FATE_DNN_TORCH_PARTS += fate-dnn-torch-parts-vp9-interpolate-fps
-fate-dnn-torch-parts-vp9-interpolate-fps: CMD = $(DNN_TORCH_CHECK) parts $(TARGET_PATH) $(TORCH_PYTHON) \
-    $(SRC_PATH)/tests/dnn/vp9-opus.mkv "format=rgb24,dnn_interpolate=model=$(DNN_TORCH_DIR)/ifnet.pt:fps=60" 3
-# an encoder that reorders frames: the parts would not join in decoding order
-FATE_DNN_TORCH_PARTS += fate-dnn-torch-parts-reorder
-fate-dnn-torch-parts-reorder: CMD = $(DNN_TORCH_CHECK) parts-fails $(TORCH_PYTHON) \
-    --ffmpeg $(TARGET_PATH)/ffmpeg --devices cpu --parts 2 --encode "-c:v mpeg4 -bf 2" \
-    -i $(SRC_PATH)/tests/dnn/h264-aac.mp4 -vf format=yuv420p $(TARGET_PATH)/tests/data/fate/dnn-torch-parts-reorder.nut
-FATE_DNN_TORCH_PARTS += fate-dnn-torch-parts-recurrent
-fate-dnn-torch-parts-recurrent: CMD = $(DNN_TORCH_CHECK) parts-fails $(TORCH_PYTHON) \
-    --ffmpeg $(TARGET_PATH)/ffmpeg --devices cpu -i $(SRC_PATH)/tests/dnn/h264-aac.mp4 \
-    -vf dnn_processing=model=$(DNN_TORCH_DIR)/recurrent.pt:recurrent=1 $(TARGET_PATH)/tests/data/fate/dnn-torch-parts-recurrent.nut
-$(FATE_DNN_TORCH_PARTS): $(DNN_TORCH_IFNET) ffprobe$(PROGSSUF)$(EXESUF)
-FATE_DNN_TORCH_PARTS-$(call ALLYES, FFPROBE MOV_DEMUXER H264_DECODER MATROSKA_DEMUXER VP9_DECODER \
-    MPEG4_ENCODER CONCAT_DEMUXER NUT_MUXER NUT_DEMUXER) += $(FATE_DNN_TORCH_PARTS)
-FATE_DNN_TORCH += $(FATE_DNN_TORCH_PARTS-yes)
+# A video in parts, on the devices of one machine or of a Ray cluster
+# (tools/dnn-torch-parts.py)
+include $(SRC_PATH)/tests/fate/dnn-torch-parts.mak
 
 # The models are made at test time by a Python with torch.  A build host
 # without one (a distribution building against a C++-only LibTorch) skips
