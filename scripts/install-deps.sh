@@ -27,6 +27,10 @@
 #   --spandrel             also spandrel $SPANDREL_VERSION (and torchvision), with which
 #                          tools/dnn-torch-export.py exports community weights
 #                          (.pth, .safetensors) without their Python class
+#   --ray                  also Ray $RAY_VERSION (its wheel pinned by sha256, its
+#                          dependencies from PyPI), with which
+#                          tools/dnn-torch-parts.py --engine ray runs the parts
+#                          of a video over the GPUs of a cluster
 #   --nvcodec-source=PATH  nv-codec-headers-$NVCODEC_VERSION.tar.gz or Debian's
 #                          libffmpeg-nvenc-dev deb of it [$NVCODEC_SOURCE]
 #   --ffmpeg-tarball=PATH  ffmpeg-$FFMPEG_VERSION.tar.xz [$FFMPEG_TARBALL]
@@ -50,6 +54,7 @@ ffmpeg_tarball=${FFMPEG_TARBALL:-}
 torch_flavour=cuda
 gpl=no
 spandrel=no
+ray=no
 steps=
 for arg do
     case $arg in
@@ -60,6 +65,7 @@ for arg do
     --torch=*)          die "unknown $arg (--torch=cuda or --torch=cpu)" ;;
     --gpl)              gpl=yes ;;
     --spandrel)         spandrel=yes ;;
+    --ray)              ray=yes ;;
     -h|--help)          sed -n '2,/^set -eu/p' "$0" | sed -e '$d' -e 's/^# \{0,1\}//'; exit 0 ;;
     -*)                 die "unknown option $arg (see --help)" ;;
     *)                  steps="$steps $arg" ;;
@@ -169,6 +175,37 @@ sys.exit(spandrel.__version__ != '$SPANDREL_VERSION' or
     note "spandrel $SPANDREL_VERSION: from PyPI (pip)"
 }
 
+# Ray, pinned here: its version and the sha256 of its wheel for each Python
+# and machine it is pinned for (RAY_WHEEL_SHA256_<cpXY>_<machine>).  The
+# wheel is downloaded, verified, then installed; pip brings its dependencies.
+RAY_VERSION=2.60.0
+# shellcheck disable=SC2034 # read by ray_extra's eval
+RAY_WHEEL_SHA256_cp311_x86_64=e227f6b2af8ab4626dd9a35a5860b33864325ea137383d57f854d4637ee3fea2
+ray_extra() {
+    py=$deps/venv/bin/python3
+    if "$py" -c "import sys, ray; sys.exit(ray.__version__ != '$RAY_VERSION')" 2>/dev/null; then
+        note "ray $RAY_VERSION: installed earlier"
+        return 0
+    fi
+    tag=$("$py" -c 'import platform, sys; print("cp%d%d_%s" % (sys.version_info[:2] + (platform.machine(),)))') ||
+        die "cannot run $py (install torch first: the torch step)"
+    eval "want=\${RAY_WHEEL_SHA256_$tag:-}"
+    # shellcheck disable=SC2154  # want is set by the eval
+    [ -n "$want" ] || die "ray $RAY_VERSION: no wheel pinned for $tag (pinned: cp311_x86_64): add its sha256 to $0"
+    dir=$deps/cache/ray-$RAY_VERSION
+    rm -rf "$dir" && mkdir -p "$dir"
+    say "downloading ray==$RAY_VERSION ($tag) from PyPI"
+    "$deps/venv/bin/pip" download -q --disable-pip-version-check --no-deps --only-binary=:all: \
+        -d "$dir" "ray==$RAY_VERSION" || die "pip could not download ray==$RAY_VERSION from PyPI"
+    wheel=$(ls "$dir"/ray-"$RAY_VERSION"-*.whl) || die "pip downloaded no wheel of ray==$RAY_VERSION"
+    sum=$(sha256_of "$wheel")
+    [ "$sum" = "$want" ] || die "${wheel##*/}: sha256 $sum, not the pinned $want"
+    "$deps/venv/bin/pip" install -q --disable-pip-version-check "$wheel" ||
+        die "pip could not install ${wheel##*/} (or its dependencies from PyPI)"
+    rm -rf "$dir"
+    note "ray $RAY_VERSION: from PyPI (pip), its wheel verified"
+}
+
 # The CUDA headers that LibTorch's CUDA headers include, where there is no
 # toolkit: torch's NVIDIA packages bring the runtime's (cuda_runtime_api.h),
 # not the crt/ and CCCL (nv/target) ones those include; NVIDIA's
@@ -243,7 +280,7 @@ for step in $steps; do
     case $step in
     system)  system_packages ;;
     libs)    library_packages ;;
-    torch)   torch_venv; [ $spandrel = no ] || spandrel_extra ;;
+    torch)   torch_venv; [ $spandrel = no ] || spandrel_extra; [ $ray = no ] || ray_extra ;;
     nvcodec) nvcodec_headers ;;
     ffmpeg)  ffmpeg_tarball ;;
     *)       die "unknown step '$step' (system, libs, torch, nvcodec, ffmpeg)" ;;
