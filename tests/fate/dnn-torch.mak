@@ -166,10 +166,18 @@ fate-dnn-torch-error-no-thread: CMD = LD_PRELOAD=$(TARGET_PATH)/$(DNN_TORCH_THRE
 # first frame, and the application goes on (more frames, the end, draining
 # the output): every call returns, with the error, synchronously or not.
 # Linked as a user's program (dnn-torch-cuda.mak: DNN_TORCH_API_CUDA).
+# A static build's loader takes the module from beside the program only:
+# the programs built here get a link to it, as a user's program installed
+# beside it (the CUDA one too, dnn-torch-cuda.mak's DNN_TORCH_API_CUDA)
+DNN_TORCH_MODULE_BESIDE = $(if $(CONFIG_SHARED),,$(DNN_TORCH_DATA)/$(TORCH_MODULE_NAME))
+$(DNN_TORCH_DATA)/$(TORCH_MODULE_NAME): $(TORCH_MODULE) | $(DNN_TORCH_STAMP)
+	$(Q)ln -sf $(CURDIR)/$(TORCH_MODULE) $@
+$(DNN_TORCH_DATA)/api-dnn-cuda$(EXESUF): $(DNN_TORCH_MODULE_BESIDE)
 DNN_TORCH_API_ERROR = $(DNN_TORCH_DATA)/api-dnn-error$(EXESUF)
-$(DNN_TORCH_API_ERROR): $(SRC_PATH)/tests/dnn/api-dnn-error.c $(FF_DEP_LIBS) $(TORCH_MODULE) $(TORCH_MODULE_EXPORTS) | $(DNN_TORCH_STAMP)
+$(DNN_TORCH_API_ERROR): $(SRC_PATH)/tests/dnn/api-dnn-error.c $(FF_DEP_LIBS) $(TORCH_MODULE) $(TORCH_MODULE_EXPORTS) \
+                        $(DNN_TORCH_MODULE_BESIDE) | $(DNN_TORCH_STAMP)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@.o $<
-	$(LD) $(LDFLAGS) $(LDEXEFLAGS) $(if $(TORCH_MODULE_EXPORTS),@$(TORCH_MODULE_EXPORTS) -Wl$(DNN_TORCH_COMMA)-rpath$(DNN_TORCH_COMMA)$(CURDIR)) \
+	$(LD) $(LDFLAGS) $(LDEXEFLAGS) $(if $(TORCH_MODULE_EXPORTS),@$(TORCH_MODULE_EXPORTS)) \
 	    -o $@ $@.o $(FF_EXTRALIBS) $(ELIBS)
 FATE_DNN_TORCH += fate-dnn-torch-api-error-sync fate-dnn-torch-api-error-async
 fate-dnn-torch-api-error-sync fate-dnn-torch-api-error-async: $(DNN_TORCH_API_ERROR)
@@ -721,6 +729,70 @@ fate-dnn-torch-interpolate-same-pts: CMD = $(DNN_TORCH_CHECK) warning $(TARGET_P
 FATE_DNN_TORCH_INTERPOLATE += fate-dnn-torch-interpolate-error-run
 fate-dnn-torch-interpolate-error-run: CMD = $(DNN_TORCH_CHECK) error $(TARGET_PATH)/ffmpeg \
     -f lavfi -i testsrc2=s=64x48:r=25:d=0.2,format=rgb24 -vf dnn_interpolate=model=$(DNN_TORCH_DIR)/pair-lut-out-of-range.pt -f null -
+# fps=RATE gives the frame count and timestamps of the fps filter at RATE
+# (tests/dnn/interpolate-times.sh, the filter graph's own output): the
+# first frame's time and the end of the input rounded to the nearest
+# output time, halves away from 0 (fps's round=near, eof_action=round),
+# the end the input's end (its status); 24000/1001 to 60 over 1.001 s (60
+# frames, not 61), variable frame rate (setpts=N*N: its end is N=10, 100
+# ticks), downsampling, ntsc, a first frame rounded down (0.04 s: 2.4) and
+# a negative start at a half (-5/24 s: -12.5 to -13, the end 17.5 to 18),
+# a scene cut
+# $(1) test name, $(2) lavfi source, $(3) filters before (null: none), $(4) rate, $(5) model and options
+define FATE_DNN_TORCH_INTERPOLATE_AS_FPS
+FATE_DNN_TORCH_INTERPOLATE += fate-dnn-torch-interpolate-as-fps-$(1)
+fate-dnn-torch-interpolate-as-fps-$(1): CMD = $$(DNN_TORCH_TIMES) same $(TARGET_PATH)/ffmpeg "$(2)" \
+    "$(3),fps=$(4)" "$(3),dnn_interpolate=model=$$(DNN_TORCH_DIR)/$(if $(5),$(5),blend-scalar-t.pt):fps=$(4)"
+endef
+DNN_TORCH_TIMES = $(SRC_PATH)/tests/dnn/interpolate-times.sh
+$(eval $(call FATE_DNN_TORCH_INTERPOLATE_AS_FPS,cfr,testsrc2=s=16x16:r=24000/1001:d=1.001,null,60))
+$(eval $(call FATE_DNN_TORCH_INTERPOLATE_AS_FPS,vfr,testsrc2=s=16x16:r=25:d=0.4,setpts=N*N,60))
+$(eval $(call FATE_DNN_TORCH_INTERPOLATE_AS_FPS,down10,testsrc2=s=16x16:r=25:d=1.04,null,10))
+$(eval $(call FATE_DNN_TORCH_INTERPOLATE_AS_FPS,down7,testsrc2=s=16x16:r=25:d=1.04,null,7))
+$(eval $(call FATE_DNN_TORCH_INTERPOLATE_AS_FPS,ntsc,testsrc2=s=16x16:r=24000/1001:d=2,null,ntsc))
+$(eval $(call FATE_DNN_TORCH_INTERPOLATE_AS_FPS,start,testsrc2=s=16x16:r=25:d=0.4,setpts=PTS+1,60))
+$(eval $(call FATE_DNN_TORCH_INTERPOLATE_AS_FPS,negative,testsrc2=s=16x16:r=24:d=0.5,setpts=PTS-5,60))
+$(eval $(call FATE_DNN_TORCH_INTERPOLATE_AS_FPS,scene,testsrc2=s=64x48:r=25:d=0.16[a];testsrc=s=64x48:r=25:d=0.16[b];[a][b]concat,format=rgb24,60,ifnet.pt:scene=0.2))
+# timestamps near 2^62: exact where the output's fit in 64 bits (frames at
+# 2^62 - 512 * (4 - N), 1/25: factor=2 and fps=50 against the same frames
+# at 512 * (N + 1), the output's times 2 * (2^62 - 2560) later, the same
+# pictures), else an error that names the timestamp, ERANGE (factor=4 and
+# fps=100 at the first frame: fps=100 hung, factor=4 wrapped to negative
+# times), an interval of more than 2^63 (fps=1; it ran for ever), an end of
+# the input that does not fit (fps=50: the end at 2^62 is 2^63; the frames
+# before it are sent); never a hang (killed after 60 s) nor a wrapped time
+DNN_TORCH_NEAR62 = setpts=4611686018427387904-512*(4-N)
+FATE_DNN_TORCH_INTERPOLATE += fate-dnn-torch-interpolate-range-factor
+fate-dnn-torch-interpolate-range-factor: CMD = $(DNN_TORCH_TIMES) shifted $(TARGET_PATH)/ffmpeg testsrc2=s=16x16:r=25:d=0.12 \
+    9223372036854770688 "$(DNN_TORCH_NEAR62),dnn_interpolate=model=$(DNN_TORCH_DIR)/blend-scalar-t.pt:factor=2" \
+    "setpts=512*(N+1),dnn_interpolate=model=$(DNN_TORCH_DIR)/blend-scalar-t.pt:factor=2"
+FATE_DNN_TORCH_INTERPOLATE += fate-dnn-torch-interpolate-range-fps
+fate-dnn-torch-interpolate-range-fps: CMD = $(DNN_TORCH_TIMES) shifted $(TARGET_PATH)/ffmpeg testsrc2=s=16x16:r=25:d=0.12 \
+    9223372036854770688 "$(DNN_TORCH_NEAR62),dnn_interpolate=model=$(DNN_TORCH_DIR)/blend-scalar-t.pt:fps=50" \
+    "setpts=512*(N+1),dnn_interpolate=model=$(DNN_TORCH_DIR)/blend-scalar-t.pt:fps=50"
+FATE_DNN_TORCH_INTERPOLATE += fate-dnn-torch-interpolate-range-error-factor
+fate-dnn-torch-interpolate-range-error-factor: CMD = $(DNN_TORCH_TIMES) frames $(TARGET_PATH)/ffmpeg testsrc2=s=16x16:r=25:d=0.12 \
+    "$(DNN_TORCH_NEAR62),dnn_interpolate=model=$(DNN_TORCH_DIR)/blend-scalar-t.pt:factor=4"
+FATE_DNN_TORCH_INTERPOLATE += fate-dnn-torch-interpolate-range-error-fps
+fate-dnn-torch-interpolate-range-error-fps: CMD = $(DNN_TORCH_TIMES) frames $(TARGET_PATH)/ffmpeg testsrc2=s=16x16:r=25:d=0.12 \
+    "$(DNN_TORCH_NEAR62),dnn_interpolate=model=$(DNN_TORCH_DIR)/blend-scalar-t.pt:fps=100"
+FATE_DNN_TORCH_INTERPOLATE += fate-dnn-torch-interpolate-range-error-interval
+fate-dnn-torch-interpolate-range-error-interval: CMD = $(DNN_TORCH_TIMES) frames $(TARGET_PATH)/ffmpeg testsrc2=s=16x16:r=25:d=0.12 \
+    "setpts=if(N\,5e18\,-5e18),dnn_interpolate=model=$(DNN_TORCH_DIR)/blend-scalar-t.pt:fps=1"
+FATE_DNN_TORCH_INTERPOLATE += fate-dnn-torch-interpolate-range-error-end
+fate-dnn-torch-interpolate-range-error-end: CMD = $(DNN_TORCH_TIMES) frames $(TARGET_PATH)/ffmpeg testsrc2=s=16x16:r=25:d=0.12 \
+    "setpts=4611686018427387904-512*(3-N),dnn_interpolate=model=$(DNN_TORCH_DIR)/blend-scalar-t.pt:fps=50"
+# negative timestamps, exactly: 10 s before 0 (factor=2: 500 ticks of 1/50
+# earlier), and at 60 fps from 25 a start off the output's grid (-251 and
+# 249 ticks: 1200 output ticks apart), the same pictures
+FATE_DNN_TORCH_INTERPOLATE += fate-dnn-torch-interpolate-negative-factor
+fate-dnn-torch-interpolate-negative-factor: CMD = $(DNN_TORCH_TIMES) shifted $(TARGET_PATH)/ffmpeg testsrc2=s=16x16:r=25:d=0.4 \
+    -500 "setpts=PTS-10/TB,dnn_interpolate=model=$(DNN_TORCH_DIR)/blend-scalar-t.pt:factor=2" \
+    "null,dnn_interpolate=model=$(DNN_TORCH_DIR)/blend-scalar-t.pt:factor=2"
+FATE_DNN_TORCH_INTERPOLATE += fate-dnn-torch-interpolate-negative-fps
+fate-dnn-torch-interpolate-negative-fps: CMD = $(DNN_TORCH_TIMES) shifted $(TARGET_PATH)/ffmpeg testsrc2=s=16x16:r=25:d=0.4 \
+    -1200 "setpts=PTS-251,dnn_interpolate=model=$(DNN_TORCH_DIR)/blend-scalar-t.pt:fps=60" \
+    "setpts=PTS+249,dnn_interpolate=model=$(DNN_TORCH_DIR)/blend-scalar-t.pt:fps=60"
 $(FATE_DNN_TORCH_INTERPOLATE): $(DNN_TORCH_IFNET)
 FATE_DNN_TORCH += $(FATE_DNN_TORCH_INTERPOLATE)
 
