@@ -62,6 +62,23 @@ typedef struct DnnInterpolateContext {
     int64_t next_id;
     int64_t next_out;           ///< fps: the index of the next output time
     int started;                ///< fps: next_out was set from the first frame
+    /**
+     * fps: ts in the input time base is ts * rs_num / rs_den in the
+     * output's (the exact 64-bit terms of in_tb / out_tb)
+     */
+    int64_t rs_num, rs_den;
+    int64_t first;              ///< fps: the first output index at or after the pair's start
+    int first_exact;            ///< fps: output first is at the start itself
+    int64_t lim;                ///< fps: the pair's outputs are those below this index
+    /**
+     * fps: the pair's last output, before the later frame's time but not
+     * before the time the fps filter rounds it to: sent only if the later
+     * frame is not the last, or the end is after it (AV_NOPTS_VALUE: none)
+     */
+    int64_t held;
+    int decided;                ///< held: 0 not yet known, 1 sent, -1 not
+    int status;                 ///< a status taken while held waited, for the pair's end
+    int64_t status_pts;
     int64_t out_end;            ///< where the last output frame ends (output time base)
     int64_t nb_sent;            ///< output frames sent
 
@@ -178,8 +195,14 @@ static int config_output(AVFilterLink *outlink)
     outlink->w = w;
     outlink->h = h;
     if (ctx->fps.num > 0) {
+        int64_t g;
         ol->frame_rate = ctx->fps;
         outlink->time_base = av_inv_q(ctx->fps);
+        ctx->rs_num = inlink->time_base.num * (int64_t)outlink->time_base.den;
+        ctx->rs_den = inlink->time_base.den * (int64_t)outlink->time_base.num;
+        g = av_gcd(ctx->rs_num, ctx->rs_den);
+        ctx->rs_num /= g;
+        ctx->rs_den /= g;
     } else {
         if (il->frame_rate.num > 0)
             ol->frame_rate = av_mul_q(il->frame_rate, (AVRational){ ctx->factor, 1 });
@@ -395,7 +418,8 @@ static int run_pending(AVFilterContext *context, AVFrame *later, int64_t later_i
  * The frame at output pts: a time between the two frames waits for the
  * batch of the pair's times (batch of them, 1 by default: made at once),
  * in order: the frames before it go first; the earlier frame is sent as
- * it is.
+ * it is (t = 0), or repeated at another time (t < 0: before it, at the
+ * start of the output; no later frame: the end, a jump back, a scene cut).
  */
 static int queue_frame(AVFilterContext *context, AVFrame *later, int64_t later_id,
                        int64_t pts, int64_t duration, double t)
@@ -403,7 +427,7 @@ static int queue_frame(AVFilterContext *context, AVFrame *later, int64_t later_i
     DnnInterpolateContext *ctx = context->priv;
     int ret;
 
-    if (t == 0 || !later) {
+    if (t <= 0 || !later) {
         ret = run_pending(context, later, later_id);
         return ret < 0 ? ret : send_earlier(context, pts, duration, t != 0);
     }
@@ -411,28 +435,132 @@ static int queue_frame(AVFilterContext *context, AVFrame *later, int64_t later_i
     return ctx->nb_pending == ctx->dnnctx.batch ? run_pending(context, later, later_id) : 0;
 }
 
+/** A timestamp that does not fit in 64 bits in the output time base: ERANGE. */
+static int out_of_range(AVFilterContext *context, int64_t ts, const char *what)
+{
+    DnnInterpolateContext *ctx = context->priv;
+    AVRational tb = context->outputs[0]->time_base;
+
+    av_log(ctx, AV_LOG_ERROR, "Timestamp %"PRId64" %s is out of range: in the output "
+           "time base %d/%d it does not fit in 64 bits\n", ts, what, tb.num, tb.den);
+    return AVERROR(ERANGE);
+}
+
+/**
+ * ts (input time base) in the output time base, exactly (factor) or
+ * rounded as rnd (fps), in *out; ERANGE, said, where it does not fit in
+ * 64 bits with room for a frame's duration after it.
+ */
+static int to_out(AVFilterContext *context, int64_t ts, enum AVRounding rnd,
+                  int64_t *out, const char *what)
+{
+    DnnInterpolateContext *ctx = context->priv;
+    int64_t r;
+
+    if (ts == AV_NOPTS_VALUE)
+        return out_of_range(context, ts, what);
+    if (ctx->fps.num <= 0) {
+        if (ts > INT64_MAX / ctx->factor || ts < -(INT64_MAX / ctx->factor))
+            return out_of_range(context, ts, what);
+        *out = ts * ctx->factor;
+        return 0;
+    }
+    // av_rescale_rnd() gives INT64_MIN where the result does not fit
+    r = av_rescale_rnd(ts, ctx->rs_num, ctx->rs_den, rnd);
+    if (r == INT64_MIN || r == INT64_MAX)
+        return out_of_range(context, ts, what);
+    *out = r;
+    return 0;
+}
+
+/**
+ * A timestamp of the input: it, and the outputs up to it, fit in the
+ * output time base (both roundings of fps).
+ */
+static int check_ts(AVFilterContext *context, int64_t ts, const char *what)
+{
+    int64_t out;
+    int ret = to_out(context, ts, AV_ROUND_DOWN, &out, what);
+    return ret < 0 ? ret : to_out(context, ts, AV_ROUND_UP, &out, what);
+}
+
 /**
  * Where output n falls in the pair [start, start + span) (input time base),
- * 0 to 1, ratio the output time base over the input's: an exact fraction
- * rounded once, where its terms fit in 64 bits (always, for any stream
- * shorter than centuries), else in long double.
+ * 0 to 1: an exact fraction rounded once where its terms fit in 64 bits,
+ * else n's time split exactly into whole input ticks and the rest of one.
  */
-static double pair_time(int64_t n, AVRational ratio, int64_t start, int64_t span)
+static double pair_time(DnnInterpolateContext *ctx, int64_t n, int64_t start, int64_t span)
 {
-    if (n >= 0 && start >= 0 && n < INT64_MAX / ratio.num &&
-        start < INT64_MAX / ratio.den && span < INT64_MAX / ratio.den)
-        return (double)(n * ratio.num - start * ratio.den) / ((double)span * ratio.den);
-    return (double)(((long double)n * ratio.num / ratio.den - start) / span);
+    int64_t num = ctx->rs_den, den = ctx->rs_num; // output ticks to input ticks
+    int64_t q;
+    uint64_t rem;
+
+    if (FFABS(n) < INT64_MAX / num && FFABS(start) < INT64_MAX / den && span < INT64_MAX / den)
+        return (double)(n * num - start * den) / ((double)span * den);
+    // n * num / den = q + rem / den, q in [start, start + span) as n is in
+    // the pair; rem in [0, den): exact in modular arithmetic
+    q   = av_rescale_rnd(n, num, den, AV_ROUND_DOWN);
+    rem = (uint64_t)n * num - (uint64_t)q * den;
+    return ((double)(q - start) + (double)rem / den) / span;
+}
+
+/**
+ * The span of frame, the last one before a jump back or the end (eof_pts,
+ * or AV_NOPTS_VALUE): its duration, else up to the end of the stream,
+ * else the interval before it; in *end where the frame ends, ERANGE where
+ * that does not fit in 64 bits.
+ */
+static int repeat_span(AVFilterContext *context, const AVFrame *frame, int64_t eof_pts,
+                       int64_t *span, int64_t *end)
+{
+    DnnInterpolateContext *ctx = context->priv;
+    int64_t pts = frame->pts;
+
+    if (frame->duration > 0)
+        *span = frame->duration;
+    else if (eof_pts != AV_NOPTS_VALUE && eof_pts > pts && (pts >= 0 || eof_pts <= INT64_MAX + pts))
+        *span = eof_pts - pts;
+    else
+        *span = FFMAX(ctx->last_span, 1);
+    if (pts > INT64_MAX - *span) {
+        av_log(ctx, AV_LOG_ERROR, "Timestamp %"PRId64" + %"PRId64" (the end of the last frame) "
+               "is out of range: it does not fit in 64 bits\n", pts, *span);
+        return AVERROR(ERANGE);
+    }
+    *end = pts + *span;
+    return check_ts(context, *end, "of the end of the last frame");
+}
+
+/**
+ * fps: the output index where a run ends whose last frame is frame (the
+ * end of the stream at eof_pts, or AV_NOPTS_VALUE: a jump back after it),
+ * rounded to the nearest as the fps filter rounds its end (eof_action
+ * round): the run's outputs are those before it.  The end of the stream
+ * is its status's timestamp, as in fps; the frame's end where it has none.
+ */
+static int run_end(AVFilterContext *context, const AVFrame *frame, int64_t eof_pts, int64_t *lim)
+{
+    int64_t span, end = eof_pts;
+    int ret;
+
+    if (end == AV_NOPTS_VALUE && (ret = repeat_span(context, frame, eof_pts, &span, &end)) < 0)
+        return ret;
+    return to_out(context, end, AV_ROUND_NEAR_INF, lim, "of the end of the input");
 }
 
 /**
  * The pair (prev, later) in hand, from here to its last output time;
  * repeat: the earlier frame repeated (a scene cut, a jump back, the end).
+ * [prev->pts, end) in the input time base: end is later's timestamp, or
+ * with is_end the end of the run (a jump back to later, or the end of the
+ * stream at eof_pts), which fps rounds as the fps filter (run_end()).
  */
-static void begin_pair(AVFilterContext *context, AVFrame *later, int64_t later_id,
-                       int repeat, int64_t span)
+static int begin_pair(AVFilterContext *context, AVFrame *later, int64_t later_id,
+                      int repeat, int64_t span, int64_t end, int64_t eof_pts, int is_end)
 {
     DnnInterpolateContext *ctx = context->priv;
+    int64_t start = ctx->prev->pts, down, near;
+    int ret;
 
     ctx->later = later;
     ctx->later_id = later_id;
@@ -441,40 +569,69 @@ static void begin_pair(AVFilterContext *context, AVFrame *later, int64_t later_i
     ctx->first_of_pair = 1;
     ctx->span = FFMAX(span, 1);
     ctx->k = 0;
-    if (ctx->fps.num > 0 && !ctx->started) {
-        ctx->next_out = av_rescale_q_rnd(ctx->prev->pts, context->inputs[0]->time_base,
-                                         context->outputs[0]->time_base,
-                                         AV_ROUND_UP | AV_ROUND_PASS_MINMAX);
+    if (ctx->fps.num <= 0)
+        return 0;
+    // the input's timestamps were checked: these fit
+    to_out(context, start, AV_ROUND_UP, &ctx->first, "");
+    to_out(context, start, AV_ROUND_DOWN, &down, "");
+    ctx->first_exact = down == ctx->first;
+    if (!ctx->started) {
+        // the first output at the first frame's time rounded to the nearest, as fps
+        to_out(context, start, AV_ROUND_NEAR_INF, &ctx->next_out, "");
         ctx->started = 1;
     }
+    ctx->held = AV_NOPTS_VALUE;
+    ctx->decided = 0;
+    if (is_end)
+        return run_end(context, ctx->prev, eof_pts, &ctx->lim);
+    ret = to_out(context, end, AV_ROUND_UP, &ctx->lim, "");
+    if (ret >= 0)
+        ret = to_out(context, end, AV_ROUND_NEAR_INF, &near, "");
+    // the later frame's time rounded down: fps would send the output
+    // before it only if the later frame is not the last, or the end is after
+    if (ret >= 0 && near < ctx->lim)
+        ctx->held = ctx->lim - 1;
+    return ret;
 }
 
-/** The next output time of the pair in hand: 1 and its place, or 0 when none is left. */
+/**
+ * The next output time of the pair in hand: 1 and its place, 0 when none
+ * is left, 2 when the next is held (fps: whether it is sent is not known yet).
+ */
 static int next_time(AVFilterContext *context, int64_t *pts, int64_t *duration, double *t)
 {
     DnnInterpolateContext *ctx = context->priv;
-    AVRational in_tb = context->inputs[0]->time_base, out_tb = context->outputs[0]->time_base;
     int64_t start = ctx->prev->pts, span = ctx->span;
 
     if (ctx->fps.num <= 0) {
         if (ctx->k == ctx->factor)
             return 0;
-        *pts = start * ctx->factor + ctx->k * span;
+        // the true value, start * factor up to later * factor (both
+        // checked to fit), is exact in modular arithmetic: k * span may
+        // not fit on its own
+        *pts = (int64_t)((uint64_t)start * ctx->factor + (uint64_t)ctx->k * span);
         *duration = span;
         *t = (double)ctx->k++ / ctx->factor;
         return 1;
     }
-    // output n is at n * out_tb, the interval [start, start + span) in
-    // in_tb: compared exactly (av_compare_ts: no overflow at any pts)
-    while (av_compare_ts(ctx->next_out, out_tb, start + span, in_tb) < 0) {
-        int64_t n = ctx->next_out++;
-        int at = av_compare_ts(n, out_tb, start, in_tb);
-        if (at >= 0) {
-            *pts = n;
-            *duration = 1;
-            *t = at == 0 ? 0 : pair_time(n, av_div_q(out_tb, in_tb), start, span);
-            return 1;
-        }
+    // output n is at n * out_tb: before the earlier frame (at the start of
+    // the output, rounded as fps), at it, or in the pair
+    while (ctx->next_out < ctx->lim) {
+        int64_t n = ctx->next_out;
+        if (n == ctx->held && !ctx->decided)
+            return 2;
+        ctx->next_out++;
+        if (n == ctx->held && ctx->decided < 0)
+            continue;
+        *pts = n;
+        *duration = 1;
+        if (n < ctx->first)
+            *t = -1;
+        else if (n == ctx->first && ctx->first_exact)
+            *t = 0;
+        else
+            *t = ctx->repeat ? 1 : pair_time(ctx, n, start, span);
+        return 1;
     }
     return 0;
 }
@@ -497,12 +654,107 @@ static int finish(AVFilterContext *context, int status, int64_t pts)
     int ret = status == AVERROR_EOF ? wait_for_model(ctx) : 0;
 
     av_frame_free(&ctx->prev);
-    // not before the end of the last frame sent
-    pts = av_rescale_q(pts, inlink->time_base, outlink->time_base);
-    if (ctx->nb_sent)
-        pts = FFMAX(pts, ctx->out_end);
+    // not before the end of the last frame sent; INT64_MIN (none) where
+    // it does not fit
+    pts = av_rescale_q_rnd(pts, inlink->time_base, outlink->time_base,
+                           AV_ROUND_NEAR_INF | AV_ROUND_PASS_MINMAX);
+    if (ctx->nb_sent && (pts == AV_NOPTS_VALUE || pts < ctx->out_end))
+        pts = ctx->out_end;
     ff_outlink_set_status(outlink, status, pts);
     return ret;
+}
+
+/**
+ * A frame taken from the input, after ref (NULL: the first): checked;
+ * 0 where it has ref's timestamp (dropped, freed), 1 to use it, with
+ * *cut set where scdet marked it.
+ */
+static int take_frame(AVFilterContext *context, AVFrame *in, const AVFrame *ref, int *cut)
+{
+    DnnInterpolateContext *ctx = context->priv;
+    AVFilterLink *inlink = context->inputs[0];
+    int ret;
+
+    *cut = 0;
+    if (in->format == AV_PIX_FMT_CUDA && (ret = ff_dnn_cuda_check_frame(context, inlink, in)) < 0) {
+        av_frame_free(&in);
+        return ret;
+    }
+    if (in->pts == AV_NOPTS_VALUE) {
+        av_log(ctx, AV_LOG_ERROR, "A frame without a timestamp: dnn_interpolate places "
+               "frames by their timestamps\n");
+        av_frame_free(&in);
+        return AVERROR(EINVAL);
+    }
+    if ((ret = check_ts(context, in->pts, "of a frame")) < 0) {
+        av_frame_free(&in);
+        return ret;
+    }
+    if (!ref)
+        return 1;
+    // scdet marks the first frame of a scene: no frame between it and the last one
+    *cut = ctx->scdet && av_dict_get(in->metadata, SCDET_CUT_KEY, NULL, 0);
+    ctx->scdet_seen |= ctx->scdet && av_dict_get(in->metadata, "lavfi.scd.score", NULL, 0);
+    if (in->pts == ref->pts) {
+        // once, with the count at the end: a stream may repeat every timestamp
+        if (!ctx->nb_same_pts++)
+            av_log(ctx, AV_LOG_WARNING, "A frame of the timestamp of the one before (%s s) "
+                   "dropped; further ones are counted\n", av_ts2timestr(in->pts, &inlink->time_base));
+        ctx->cut_pending |= *cut;
+        av_frame_free(&in);
+        return 0;
+    }
+    return 1;
+}
+
+/**
+ * fps: whether the held output of the pair is sent (1, decided), which
+ * the next frame of another timestamp, or the end, tells; 0: not known
+ * yet, a frame asked for.  Frames of the later frame's timestamp are
+ * dropped here; a status is kept for the pair's end.
+ */
+static int decide_held(AVFilterContext *context)
+{
+    DnnInterpolateContext *ctx = context->priv;
+    AVFilterLink *inlink = context->inputs[0];
+    const AVFrame *later = ctx->later;
+    int64_t lim, pts;
+    int ret, status, cut;
+
+    while (ff_inlink_queued_frames(inlink)) {
+        AVFrame *next = ff_inlink_peek_frame(inlink, 0);
+        if (next->pts != AV_NOPTS_VALUE && next->pts > later->pts) {
+            ctx->decided = 1;
+            return 1;
+        }
+        if (next->pts != AV_NOPTS_VALUE && next->pts < later->pts) {
+            // a jump back: the later frame ends its run as at the end
+            if ((ret = run_end(context, later, AV_NOPTS_VALUE, &lim)) < 0)
+                return ret;
+            ctx->decided = ctx->held < lim ? 1 : -1;
+            return 1;
+        }
+        ret = ff_inlink_consume_frame(inlink, &next);
+        if (ret < 0)
+            return ret;
+        ctx->next_id++;
+        if ((ret = take_frame(context, next, later, &cut)) < 0)
+            return ret;
+    }
+    if (ff_inlink_acknowledge_status(inlink, &status, &pts)) {
+        ctx->status = status;
+        ctx->status_pts = pts;
+        if (status != AVERROR_EOF) {
+            ctx->decided = -1;
+            return 1;
+        }
+        if ((ret = run_end(context, later, pts, &lim)) < 0)
+            return ret;
+        ctx->decided = ctx->held < lim ? 1 : -1;
+        return 1;
+    }
+    ff_inlink_request_frame(inlink);
+    return 0;
 }
 
 /**
@@ -520,7 +772,15 @@ static int step_pair(AVFilterContext *context)
     int ret;
 
     while (ctx->nb_sent == sent) {
-        if (!next_time(context, &pts, &duration, &t)) {
+        ret = next_time(context, &pts, &duration, &t);
+        if (ret == 2) {
+            // again when the next frame or the end is there
+            ret = decide_held(context);
+            if (ret <= 0)
+                return ret;
+            continue;
+        }
+        if (!ret) {
             ret = run_pending(context, later, ctx->later_id);
             if (ret >= 0)
                 ret = pass_scene_mark(ctx);
@@ -557,69 +817,66 @@ static int next_input(AVFilterContext *context)
     return 0;
 }
 
-/**
- * The span of the earlier frame repeated before a jump back or the end
- * (eof_pts, or AV_NOPTS_VALUE): its duration, else up to the end of the
- * stream, else the interval before it.
- */
-static int64_t repeat_span(DnnInterpolateContext *ctx, int64_t eof_pts)
-{
-    if (ctx->prev->duration > 0)
-        return ctx->prev->duration;
-    if (eof_pts != AV_NOPTS_VALUE && eof_pts > ctx->prev->pts)
-        return eof_pts - ctx->prev->pts;
-    return FFMAX(ctx->last_span, 1);
-}
-
 static int filter_frame(AVFilterContext *context, AVFrame *in)
 {
     DnnInterpolateContext *ctx = context->priv;
-    AVFilterLink *inlink = context->inputs[0];
-    int64_t id = ctx->next_id++;
-    int cut, ret = 0;
+    int64_t id = ctx->next_id++, span, end, prev_pts;
+    int cut, ret;
 
-    if (in->format == AV_PIX_FMT_CUDA && (ret = ff_dnn_cuda_check_frame(context, inlink, in)) < 0) {
-        av_frame_free(&in);
-        return ret;
-    }
-    if (in->pts == AV_NOPTS_VALUE) {
-        av_log(ctx, AV_LOG_ERROR, "A frame without a timestamp: dnn_interpolate places "
-               "frames by their timestamps\n");
-        av_frame_free(&in);
-        return AVERROR(EINVAL);
-    }
+    ret = take_frame(context, in, ctx->prev, &cut);
+    if (ret <= 0)
+        return ret < 0 ? ret : next_input(context);
     if (!ctx->prev) {
         ctx->prev = in;
         ctx->prev_id = id;
         return next_input(context);
     }
-    // scdet marks the first frame of a scene: no frame between it and the last one
-    cut = ctx->scdet && av_dict_get(in->metadata, SCDET_CUT_KEY, NULL, 0);
-    ctx->scdet_seen |= ctx->scdet && av_dict_get(in->metadata, "lavfi.scd.score", NULL, 0);
-    if (in->pts == ctx->prev->pts) {
-        // once, with the count at the end: a stream may repeat every timestamp
-        if (!ctx->nb_same_pts++)
-            av_log(ctx, AV_LOG_WARNING, "A frame of the timestamp of the one before (%s s) "
-                   "dropped; further ones are counted\n", av_ts2timestr(in->pts, &inlink->time_base));
-        ctx->cut_pending |= cut;
-        av_frame_free(&in);
-        return next_input(context);
-    }
-    if (in->pts < ctx->prev->pts) {
+    prev_pts = ctx->prev->pts;
+    if (in->pts < prev_pts) {
         // a seek: the frames before end as at the end of the stream, and
         // those after start anew (nothing made between the two)
         av_log(ctx, AV_LOG_VERBOSE, "Timestamp %"PRId64" after %"PRId64": a jump back, "
-               "interpolation starts again from it\n", in->pts, ctx->prev->pts);
+               "interpolation starts again from it\n", in->pts, prev_pts);
         ctx->cut_pending = 0;
         ctx->restart = 1;
-        begin_pair(context, in, id, 1, repeat_span(ctx, AV_NOPTS_VALUE));
-        return step_pair(context);
+        ret = repeat_span(context, ctx->prev, AV_NOPTS_VALUE, &span, &end);
+        if (ret < 0) {
+            av_frame_free(&in);
+            return ret;
+        }
+        ret = begin_pair(context, in, id, 1, span, end, AV_NOPTS_VALUE, 1);
+        return ret < 0 ? ret : step_pair(context);
+    }
+    if (prev_pts < 0 && in->pts > INT64_MAX + prev_pts) {
+        av_log(ctx, AV_LOG_ERROR, "Timestamp %"PRId64" after %"PRId64" is out of range: "
+               "the interval between them does not fit in 64 bits\n", in->pts, prev_pts);
+        av_frame_free(&in);
+        return AVERROR(ERANGE);
     }
     cut |= ctx->cut_pending;
     ctx->cut_pending = 0;
-    ctx->last_span = in->pts - ctx->prev->pts;
-    begin_pair(context, in, id, cut, in->pts - ctx->prev->pts);
-    return step_pair(context);
+    ctx->last_span = in->pts - prev_pts;
+    ret = begin_pair(context, in, id, cut, in->pts - prev_pts, in->pts, AV_NOPTS_VALUE, 0);
+    return ret < 0 ? ret : step_pair(context);
+}
+
+/** The input's status: with frames, the last one's outputs first. */
+static int end_of_input(AVFilterContext *context, int status, int64_t pts)
+{
+    DnnInterpolateContext *ctx = context->priv;
+    int64_t span, end;
+    int ret;
+
+    ctx->status = 0;
+    if (status != AVERROR_EOF || !ctx->prev)
+        return finish(context, status, pts);
+    // the last frame repeated, then the status
+    ctx->eof = 1;
+    ctx->eof_pts = pts;
+    ret = repeat_span(context, ctx->prev, pts, &span, &end);
+    if (ret >= 0)
+        ret = begin_pair(context, NULL, -1, 1, span, end, pts, 1);
+    return ret < 0 ? ret : step_pair(context);
 }
 
 static int activate(AVFilterContext *context)
@@ -638,6 +895,9 @@ static int activate(AVFilterContext *context)
         return AVERROR(EIO);
     if (ctx->span)
         return step_pair(context);
+    // taken while a pair waited for it
+    if (ctx->status)
+        return end_of_input(context, ctx->status, ctx->status_pts);
 
     ret = ff_inlink_consume_frame(inlink, &in);
     if (ret < 0)
@@ -645,15 +905,8 @@ static int activate(AVFilterContext *context)
     if (ret > 0)
         return filter_frame(context, in);
 
-    if (ff_inlink_acknowledge_status(inlink, &status, &pts)) {
-        if (status != AVERROR_EOF || !ctx->prev)
-            return finish(context, status, pts);
-        // the last frame repeated, then the status
-        ctx->eof = 1;
-        ctx->eof_pts = pts;
-        begin_pair(context, NULL, -1, 1, repeat_span(ctx, pts));
-        return step_pair(context);
-    }
+    if (ff_inlink_acknowledge_status(inlink, &status, &pts))
+        return end_of_input(context, status, pts);
 
     FF_FILTER_FORWARD_WANTED(outlink, inlink);
     return FFERROR_NOT_READY;
