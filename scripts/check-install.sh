@@ -5,9 +5,13 @@
 # or a distribution would get, then uninstall:
 #
 #   - the installed programs run (ffmpeg -h filter=dnn_processing);
-#   - the torch backend is a module of its own: ffmpeg neither needs nor
-#     loads LibTorch until a filter loads a model, and says why when the
-#     module is missing, cannot be loaded or comes from another build;
+#   - the torch backend is a module of its own, named with --build-suffix:
+#     ffmpeg neither needs nor loads LibTorch until a filter loads a model,
+#     takes the installed module and no other one on the library path, and
+#     says why when the module is missing, cannot be loaded or comes from
+#     another build; in a static build the exports for programs that link
+#     libavfilter.a are installed, and such a program exports what the
+#     module needs;
 #   - the module's RUNPATH is LibTorch's lib directory (none with
 #     --disable-libtorch-rpath), and so is a shared libavfilter's (both get
 #     LDSOFLAGS); the programs' names no LibTorch (they need none); none
@@ -48,10 +52,10 @@ finish() {
 # FFmpeg's installation directories, as its Makefile sees them (no DESTDIR).
 $make -s -C "$builddir" --no-print-directory -f Makefile -f - DESTDIR= print-install-dirs >"$tmp/dirs" <<'MK' ||
 print-install-dirs:
-	@echo "prefix='$(prefix)' bindir='$(BINDIR)' shlibdir='$(SHLIBDIR)' pkgconfigdir='$(PKGCONFIGDIR)' shared='$(CONFIG_SHARED)' progs='$(AVPROGS)'"
+	@echo "prefix='$(prefix)' bindir='$(BINDIR)' shlibdir='$(SHLIBDIR)' libdir='$(LIBDIR)' pkgconfigdir='$(PKGCONFIGDIR)' shared='$(CONFIG_SHARED)' progs='$(AVPROGS)' module_name='$(TORCH_MODULE_NAME)' buildsuf='$(BUILDSUF)' slibsuf='$(SLIBSUF)'"
 MK
     { echo "check-install: cannot read FFmpeg's configuration in $builddir" >&2; exit 1; }
-prefix='' bindir='' shlibdir='' pkgconfigdir='' shared='' progs=''
+prefix='' bindir='' shlibdir='' libdir='' pkgconfigdir='' shared='' progs='' module_name='' buildsuf='' slibsuf=''
 . "$tmp/dirs"
 echo "check-install: prefix $prefix, DESTDIR $stage"
 
@@ -89,8 +93,27 @@ done
 not_found() { run ldd "$1" | grep "not found" && return 1; return 0; }
 check "ldd finds every library of ffmpeg" not_found "$ffmpeg"
 
-# The torch backend's module (libavfilter/dnn/torch_module.mak).
-module_name=libavfilter-torch.so
+# The torch backend's module (libavfilter/dnn/torch_module.mak), versioned
+# with --build-suffix as the libraries are (two builds side by side).
+case $module_name in
+    "libavfilter-torch$buildsuf$slibsuf") ok "the module's name follows --build-suffix ('$buildsuf'): $module_name" ;;
+    *) fail "the module is named '$module_name', not libavfilter-torch$buildsuf$slibsuf" ;;
+esac
+# ...and with another suffix: FFmpeg's Makefile with BUILDSUF=-fork names
+# another module, which the loader looks for and make install installs
+other_suffix() {
+    $make -s -C "$builddir" --no-print-directory -f Makefile -f - BUILDSUF=-fork print-module-name >"$tmp/name" <<'MK' || return 1
+print-module-name:
+	@echo "$(TORCH_MODULE_NAME)"
+MK
+    [ "$(cat "$tmp/name")" = "libavfilter-torch-fork$slibsuf" ] || { echo "BUILDSUF=-fork: $(cat "$tmp/name")"; return 1; }
+    loader_c=libavfilter/dnn/dnn_backend_torch_loader.c
+    $make -n -C "$builddir" -W "$srcdir/$loader_c" -W "src/$loader_c" BUILDSUF=-fork V=1 \
+        libavfilter/dnn/dnn_backend_torch_loader.o >"$tmp/n" 2>&1
+    grep -qF -- "-DTORCH_MODULE_NAME='\"libavfilter-torch-fork$slibsuf\"'" "$tmp/n" ||
+        { echo "the loader is not told libavfilter-torch-fork$slibsuf:"; grep -- ' -o libavfilter/dnn/dnn_backend_torch_loader.o' "$tmp/n"; return 1; }
+}
+check "with --build-suffix=-fork the module is libavfilter-torch-fork$slibsuf, the loader's too" other_suffix
 module=$stage$shlibdir/$module_name
 check "the torch backend's module is installed: $shlibdir/$module_name" test -f "$module"
 avfilter_so=
@@ -115,13 +138,22 @@ says() {
     printf '%s\n' "$out" | grep -qF -- "$4" && [ "$rc" = "$3" ] && return 0
     echo "expected exit $3 and \"$4\", got exit $rc:"; printf '%s\n' "$out" | tail -5; return 1
 }
-check "with the module on the library path, the model's own error" \
-    says "$stage$shlibdir" "$ffmpeg" 234 "$tmp/none.pt"
-if [ -e "$shlibdir/$module_name" ] || [ "$shared" = yes ]; then
-    echo "        note: not checked what a missing module says ($shlibdir/$module_name is installed, or a shared build)"
+if [ "$shared" = yes ]; then
+    # beside the installed libavfilter.so, which the library path finds
+    check "the installed module, beside the installed libavfilter: the model's own error" \
+        says "$stage$shlibdir" "$ffmpeg" 234 "$tmp/none.pt"
 else
-    check "without the module, the loader's error" says "$tmp" "$ffmpeg" 234 \
-        "The torch DNN backend is a module of its own, $module_name, and it is not installed: looked in $stage$bindir, $shlibdir and on the library path ($module_name: cannot open shared object file"
+    # beside a copy of the installed program, as where --shlibdir is bindir
+    mkdir -p "$tmp/inst" && cp "$ffmpeg" "$tmp/inst/" && ln -s "$module" "$tmp/inst/$module_name"
+    check "the installed module, beside the program: the model's own error" \
+        says "$tmp" "$tmp/inst/ffmpeg" 234 "$tmp/none.pt"
+    if [ -e "$shlibdir/$module_name" ]; then
+        echo "        note: not checked what a missing module says ($shlibdir/$module_name is installed)"
+    else
+        # on the library path, but not where the loader looks: not loaded
+        check "a module on the library path alone: not loaded, the loader's error" says "$stage$shlibdir" "$ffmpeg" 234 \
+            "The torch DNN backend is a module of its own, $module_name, and it is not installed: looked in $stage$bindir, $shlibdir"
+    fi
 fi
 # Modules beside a copy of the (static) program, where the loader looks first.
 if [ "$shared" != yes ]; then
@@ -136,15 +168,15 @@ if [ "$shared" != yes ]; then
            rm "$tmp/libneeded.so"; }; then
         fail "cannot build the test modules"
     fi
-    check "a module of another build: refused" says "$tmp" "$tmp/other/ffmpeg" 234 \
-        "The torch backend's module $tmp/other/$module_name comes from another build of FFmpeg: it must be the one built with this libavfilter"
+    check "a module of another build (older: it says no identity): refused" says "$tmp" "$tmp/other/ffmpeg" 234 \
+        "The torch backend's module $tmp/other/$module_name comes from another build of FFmpeg: it must be the one built with this libavfilter (it does not say which build it is: a module older than this libavfilter, which is version "
     check "a module whose libraries are missing (LibTorch): the loader's error" says "$tmp" "$tmp/broken/ffmpeg" 234 \
         "Could not load the torch backend's module $tmp/broken/$module_name: libneeded.so: cannot open shared object file: No such file or directory"
 fi
 
 # 3. RUNPATH: LibTorch's lib directory for the module alone, or nothing;
 # never a build directory.
-runpath_of() { readelf -d "$1" | sed -n 's/.*(\(RUNPATH\|RPATH\)).*\[\(.*\)\]/\1 \2/p'; }
+runpath_of() { readelf -d "$1" 2>/dev/null | sed -n 's/.*(\(RUNPATH\|RPATH\)).*\[\(.*\)\]/\1 \2/p'; }
 check_runpath() {
     rp=$(runpath_of "$1") wants_libtorch=$2
     case $rp in RPATH*) echo "DT_RPATH instead of DT_RUNPATH: $rp"; return 1 ;; esac
@@ -218,6 +250,32 @@ link_and_run() {
     run "$tmp/t"
 }
 check "a program links with pkg-config --libs libavfilter and finds dnn_processing" link_and_run
+
+# A static build: the exports for programs that link libavfilter.a, naming
+# the installed dynamic list; such a program exports every function of
+# FFmpeg's that the installed module calls.
+if [ "$shared" != yes ]; then
+    exports=$stage$libdir/libavfilter-torch$buildsuf.exports
+    check "the module's exports are installed: $libdir/libavfilter-torch$buildsuf.exports(.list)" \
+        test -f "$exports" -a -f "$exports.list"
+    exports_link() {
+        first=$(sed -n 1p "$exports")
+        [ "$first" = "\"-Wl,--dynamic-list=$libdir/libavfilter-torch$buildsuf.exports.list\"" ] ||
+            { echo "its first line is $first"; return 1; }
+        # the staged list stands in for the installed one
+        sed "1s|.*|-Wl,--dynamic-list=$exports.list|" "$exports" >"$tmp/staged.exports"
+        # shellcheck disable=SC2046  # pkg-config's flags are words
+        ${CC:-cc} -o "$tmp/te" "$tmp/t.c" @"$tmp/staged.exports" $(pc --cflags --static libavfilter) \
+            $(pc --libs --static libavfilter) || return 1
+        nm -D --undefined-only "$module" | awk '$2 ~ /^(av|avpriv|sws)_/ { print $2 }' | sort -u >"$tmp/needs"
+        nm -D --defined-only "$tmp/te" | awk '{ print $3 }' | sort -u >"$tmp/has"
+        missing=$(comm -23 "$tmp/needs" "$tmp/has")
+        [ -s "$tmp/needs" ] || { echo "the module calls no function of FFmpeg's?"; return 1; }
+        [ -z "$missing" ] || { echo "not exported:"; printf '%s\n' "$missing"; return 1; }
+        echo "$(wc -l <"$tmp/needs") functions exported"
+    }
+    check "a program linked with the installed exports exports what the module calls" exports_link
+fi
 # 5. Uninstall.
 if $make -C "$top" uninstall DESTDIR="$stage" >"$tmp/uninstall.log" 2>&1; then
     left=$(find "$stage" ! -type d | sed "s|^$stage||")
