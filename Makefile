@@ -8,7 +8,7 @@
 #   make check-refs   every FATE test of ours has its reference (no GPU needed)
 #   make check-ptx    our kernels' PTX needs no stack frame (ptxas; no GPU needed)
 #   make check-upstream  FFmpeg's own FATE tests that need no samples, and ours
-#   make install      install FFmpeg (--prefix etc. of ./configure; DESTDIR)
+#   make install      install FFmpeg and dnn-torch-parts (--prefix etc. of ./configure; DESTDIR)
 #   make uninstall    remove what "make install" installed
 #   make check-install  install into a temporary DESTDIR, check it, uninstall
 #   make demo         run the demo pipeline (fps + a playable file)
@@ -132,12 +132,18 @@ architectures:
 
 # FFmpeg's own install: --prefix, --bindir, --libdir... of ./configure, and
 # DESTDIR from the command line (make install DESTDIR=/tmp/stage).
+# With FFmpeg's programs, tools/dnn-torch-parts.py as dnn-torch-parts (the
+# parts of a video over several GPUs or a Ray cluster), in FFmpeg's bindir.
 install: build
 	$(MAKE) -C $(BUILDDIR) install
+	@bindir=$$(printf 'print-bindir:\n\t@echo $$(BINDIR)\n' | $(MAKE) -s -C $(BUILDDIR) --no-print-directory -f Makefile -f - DESTDIR= print-bindir) && \
+	    install -d "$(DESTDIR)$$bindir" && install -m 755 tools/dnn-torch-parts.py "$(DESTDIR)$$bindir/dnn-torch-parts"
 
 uninstall:
 	@test -f $(FFCONFIG) || { echo "$(BUILDDIR) is not configured: nothing to uninstall" >&2; exit 1; }
 	$(MAKE) -C $(BUILDDIR) uninstall
+	@bindir=$$(printf 'print-bindir:\n\t@echo $$(BINDIR)\n' | $(MAKE) -s -C $(BUILDDIR) --no-print-directory -f Makefile -f - DESTDIR= print-bindir) && \
+	    rm -f "$(DESTDIR)$$bindir/dnn-torch-parts"
 
 check-install: build
 	@scripts/check-install.sh

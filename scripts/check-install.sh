@@ -90,6 +90,12 @@ for p in $progs; do
     [ "$p" = ffmpeg ] && continue
     check "installed $p runs: $p -version" run "$stage$bindir/$p" -version
 done
+# tools/dnn-torch-parts.py, installed beside them as dnn-torch-parts
+parts_help() {
+    "$stage$bindir/dnn-torch-parts" --help >"$tmp/parts" 2>&1 || { head -5 "$tmp/parts"; return 1; }
+    grep -q -- "--engine E" "$tmp/parts" || { echo "no --engine in:"; head -5 "$tmp/parts"; return 1; }
+}
+check "installed dnn-torch-parts runs: dnn-torch-parts --help" parts_help
 not_found() { run ldd "$1" | grep "not found" && return 1; return 0; }
 check "ldd finds every library of ffmpeg" not_found "$ffmpeg"
 
@@ -192,6 +198,7 @@ check_runpath() {
 }
 for f in "$stage$bindir"/* $avfilter_so "$module"; do
     [ -f "$f" ] || continue
+    [ "$(head -c 4 "$f")" = "$(printf '\177ELF')" ] || continue  # dnn-torch-parts: Python
     wants=no desc="leaves LibTorch out"
     # LDSOFLAGS: the module, and in a shared build FFmpeg's libraries too
     if [ "$f" = "$module" ] || [ "$f" = "$avfilter_so" ]; then
