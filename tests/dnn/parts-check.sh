@@ -264,7 +264,8 @@ ray-cluster)
     # the tool's line and the cause, the first line of the part's ffmpeg
     printf '%s\n' "$err" | grep -e '^dnn-torch-parts: error:' -e 'inference failed' |
         sed -e 's/part [0-9]* (worker [^)]*)/part K (worker W)/' -e 's/ @ 0x[0-9a-f]*\]/]/g'
-    echo "fails: files left beside OUTPUT: $(left "$dir")"
+    files=$(left "$dir")
+    echo "fails: files left beside OUTPUT: ${files:-none}"
     rm -rf "$dir"
     exit $status
     ;;
