@@ -37,7 +37,6 @@
 #include <unordered_map>
 #include <vector>
 #include <caffe2/serialize/inline_container.h>
-#include <torch/csrc/inductor/aoti_package/model_package_loader.h>
 #include <torch/version.h>
 
 #include "dnn_backend_torch_package.h"
@@ -54,6 +53,7 @@ extern "C" {
 #include <ATen/cuda/CUDAContextLight.h>
 #endif
 
+#include "dnn_backend_torch_aoti.h"
 #include "dnn_backend_torch_error.h"
 #include "dnn_backend_torch_precision.h"
 
@@ -78,9 +78,9 @@ public:
     std::string t;                      ///< a pair's t: "0-d" or "plane"
     int64_t batch;                      ///< a pair: > 1, the most times of one run (t [N, 1, 1, 1])
     std::string sigma;                  ///< after the frames: "none", "0-d" or "plane"
-    std::unique_ptr<torch::inductor::AOTIModelPackageLoader> loader;
+    std::unique_ptr<THAotiProgram> loader;
     /** a recurrent package's program of the first frame (no state yet) */
-    std::unique_ptr<torch::inductor::AOTIModelPackageLoader> start;
+    std::unique_ptr<THAotiProgram> start;
 };
 
 /*
@@ -1377,10 +1377,11 @@ static int check_start_program(const THPackage *p,
                                DnnContext *ctx)
 {
     std::unordered_map<std::string, std::string> start;
+    int ret = th_aoti_read_metadata(p->load_path, p->path, "start", &start, ctx);
 
-    try {
-        start = torch::inductor::AOTIModelPackageLoader::load_metadata_from_package(p->load_path, "start");
-    } catch (const std::exception &) {
+    if (ret < 0 && ret != AVERROR(ENOENT))
+        return ret;
+    if (ret < 0) {
         av_log(ctx, AV_LOG_ERROR, "The recurrent .pt2 package \"%s\" has no program for its "
                "first frame (\"start\"): export it again with tools/dnn-torch-export.py "
                "--inputs recurrent\n", p->path.c_str());
@@ -1402,6 +1403,13 @@ static int open_package(THPackage **package, const THModelFile &file, DnnContext
     int ret;
 
     if (!is_package_file(file.path.c_str())) {
+        // auto reads the name as the user's word: a *.pt2 is a package
+        if (ctx->torch_option.model_format == TH_MODEL_FORMAT_AUTO && named_pt2(filename)) {
+            av_log(ctx, AV_LOG_ERROR, "\"%s\" is named *.pt2 but is not a .pt2 package "
+                   "(torch.export + AOTInductor): rename it, or set model_format=torchscript "
+                   "for a TorchScript file\n", filename);
+            return AVERROR_INVALIDDATA;
+        }
         if (ctx->torch_option.model_format != TH_MODEL_FORMAT_PT2)
             return 0;
         av_log(ctx, AV_LOG_ERROR, "\"%s\" is not a .pt2 package (torch.export + AOTInductor), "
@@ -1418,8 +1426,12 @@ static int open_package(THPackage **package, const THModelFile &file, DnnContext
     p.reset(new THPackage);
     p->path = filename;
     p->load_path = file.path;
-    metadata = torch::inductor::AOTIModelPackageLoader::load_metadata_from_package(p->load_path, "model");
-    ret = read_description(p.get(), metadata, ctx);
+    ret = th_aoti_read_metadata(p->load_path, p->path, "model", &metadata, ctx);
+    if (ret == AVERROR(ENOENT))
+        av_log(ctx, AV_LOG_ERROR, "The .pt2 package \"%s\" has no program \"model\": it is "
+               "not one the export tool made\n", filename);
+    if (ret >= 0)
+        ret = read_description(p.get(), metadata, ctx);
     if (ret >= 0 && p->inputs == "recurrent")
         ret = check_start_program(p.get(), metadata, ctx);
     if (ret < 0)
@@ -1747,11 +1759,13 @@ static int check_input_format(const THPackage *p, DnnContext *ctx)
 
 static int load_package(THPackage *p, const c10::Device &device, DnnContext *ctx)
 {
-    c10::DeviceIndex index = device.is_cuda() && device.has_index() ? device.index() : -1;
+    c10::Device on = device.is_cuda() ? device : c10::Device(c10::kCPU);
+    int ret = th_aoti_load(&p->loader, p->load_path, p->path, "model", on, ctx);
 
-    p->loader.reset(new torch::inductor::AOTIModelPackageLoader(p->load_path, "model", false, 1, index));
-    if (p->inputs == "recurrent")
-        p->start.reset(new torch::inductor::AOTIModelPackageLoader(p->load_path, "start", false, 1, index));
+    if (ret >= 0 && p->inputs == "recurrent")
+        ret = th_aoti_load(&p->start, p->load_path, p->path, "start", on, ctx);
+    if (ret < 0)
+        return ret;
     av_log(ctx, AV_LOG_VERBOSE, "The .pt2 package runs on %s\n", device.str().c_str());
     return 0;
 }
@@ -1845,7 +1859,7 @@ static int check_inputs(const THPackage *p, const std::vector<torch::Tensor> &in
 }
 
 /** Run loader on inputs, which must give nb_outputs tensors. */
-static int run_package(THPackage *p, torch::inductor::AOTIModelPackageLoader *loader,
+static int run_package(THPackage *p, THAotiProgram *loader,
                        const std::vector<torch::Tensor> &inputs, size_t nb_outputs,
                        std::vector<torch::Tensor> *outputs, DnnContext *ctx)
 {

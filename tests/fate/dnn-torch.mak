@@ -504,6 +504,16 @@ DNN_TORCH_IFNET = $(DNN_TORCH_DATA)/ifnet.pt
 DNN_TORCH_COMMA := ,
 $(DNN_TORCH_IFNET): $(SRC_PATH)/tests/dnn/temporal_models.py | $(DNN_TORCH_STAMP)
 	$(M)$(TORCH_PYTHON) $< make $(@D)
+# a pair's frames are counted one by one, batched or not, and named by their
+# time after the pair's first frame
+FATE_DNN_TORCH += fate-dnn-torch-warning-non-finite-pair fate-dnn-torch-warning-non-finite-batch
+fate-dnn-torch-warning-non-finite-pair fate-dnn-torch-warning-non-finite-batch: $(DNN_TORCH_IFNET)
+fate-dnn-torch-warning-non-finite-pair: CMD = $(DNN_TORCH_CHECK) warning $(TARGET_PATH)/ffmpeg \
+    -f lavfi -i testsrc2=s=64x48:r=25:d=0.12,format=rgb24 \
+    -vf dnn_interpolate=model=$(DNN_TORCH_DIR)/pair-non-finite.pt:factor=4 -f null -
+fate-dnn-torch-warning-non-finite-batch: CMD = $(DNN_TORCH_CHECK) warning $(TARGET_PATH)/ffmpeg \
+    -f lavfi -i testsrc2=s=64x48:r=25:d=0.12,format=rgb24 \
+    -vf dnn_interpolate=model=$(DNN_TORCH_DIR)/pair-non-finite.pt:factor=4:batch=3 -f null -
 # $(1) test name, $(2) lavfi source, $(3) factor=N or fps=RATE, $(4) scene
 define FATE_DNN_TORCH_INTERPOLATE_TEST
 FATE_DNN_TORCH_INTERPOLATE += fate-dnn-torch-interpolate-$(1)
