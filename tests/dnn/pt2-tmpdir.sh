@@ -41,7 +41,7 @@ said() { # the backend's error, the names made at run time written out
 }
 
 left() { # what TMPDIR holds, and LibTorch's directories made since the start
-    echo "  left in TMPDIR: $(ls -A "$work/tmp" | wc -l)"
+    echo "  left in TMPDIR: $(find "$work/tmp" -mindepth 1 | wc -l)"
     echo "  new in /tmp: $(libtorch_dirs | comm -13 "$work/before" - | wc -l)"
 }
 
@@ -55,6 +55,7 @@ left
 # a TMPDIR mounted noexec (a private mount namespace: the machine is untouched)
 mkdir "$work/noexec"
 if unshare -m true 2>/dev/null; then
+    # shellcheck disable=SC2016 # the inner shell expands them
     unshare -m sh -c 'mount -t tmpfs -o noexec,size=64m none "$1" && exec env TMPDIR="$1" "$2" \
         -nostdin -nostats -hide_banner -v error -f lavfi -i testsrc2=s=64x48:r=25,format=rgb24 \
         -frames:v 2 -vf "dnn_processing=dnn_backend=torch:model=$3" -f null -' \
