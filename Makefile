@@ -48,7 +48,7 @@ ifeq ($(LIBTORCH_RPATH),no)
 RUN_ENV   = LD_LIBRARY_PATH=$(LIBTORCH)/lib$${LD_LIBRARY_PATH:+:$$LD_LIBRARY_PATH}
 endif
 
-.PHONY: all build prepare check check-gpu check-refs check-ptx check-upstream demo bench architectures patches check-patches check-prefixes \
+.PHONY: all build prepare check check-gpu check-refs check-ptx check-upstream demo bench bench-parts architectures patches check-patches check-prefixes \
 	dist install uninstall check-install lint clean distclean
 
 all: build
@@ -121,6 +121,12 @@ bench: build
 	$(RUN_ENV) TORCH_PYTHON=$(TORCH_PYTHON) CUDA_INCLUDE=$(CUDA_INCLUDE) tools/dnn-torch-bench.sh $(BUILDDIR) >$(BUILDDIR)/bench.txt
 	@cat $(BUILDDIR)/bench.txt
 	scripts/bench-doc.sh $(BUILDDIR)/bench.txt
+
+# The parts runner on one GPU against one ffmpeg; into doc/benchmarks.md too
+bench-parts: build
+	$(RUN_ENV) TORCH_PYTHON=$(TORCH_PYTHON) tools/dnn-torch-bench-parts.sh $(BUILDDIR) >$(BUILDDIR)/bench-parts.txt
+	@cat $(BUILDDIR)/bench-parts.txt
+	scripts/bench-doc.sh $(BUILDDIR)/bench-parts.txt doc/benchmarks.md bench-parts
 
 # doc/architectures.md: what the export tool makes of every architecture
 # spandrel knows (no GPU needed), with the speeds of a make bench run with

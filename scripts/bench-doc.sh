@@ -4,12 +4,16 @@
 # code block): the figures of the documentation come from make bench, not
 # from a hand.
 #
-#   scripts/bench-doc.sh BENCH_OUTPUT [DOC]
+#   scripts/bench-doc.sh BENCH_OUTPUT [DOC [MARK]]
+#
+# MARK (bench) names the lines: "bench-parts" for what
+# tools/dnn-torch-bench-parts.sh printed (make bench-parts).
 set -eu
 out=$1
 doc=${2:-$(cd "$(dirname "$0")/.." && pwd)/doc/benchmarks.md}
-if ! grep -q '^<!-- bench:begin -->$' "$doc" || ! grep -q '^<!-- bench:end -->$' "$doc"; then
-    echo "bench-doc: $doc has no bench:begin and bench:end lines" >&2
+mark=${3:-bench}
+if ! grep -q "^<!-- $mark:begin -->\$" "$doc" || ! grep -q "^<!-- $mark:end -->\$" "$doc"; then
+    echo "bench-doc: $doc has no $mark:begin and $mark:end lines" >&2
     exit 1
 fi
 # a run of some of the rows (make bench BENCH_MODELS=..., or the
@@ -18,19 +22,25 @@ fi
 # time and layouts it states).  Empty is the default, as for the bench,
 # but for BENCH_TEMPORAL (empty: none)
 not_default=
-for var in BENCH_MODELS BENCH_FORMATS BENCH_PRECISIONS BENCH_FILTER_OPTS BARE_CHANNELS_LAST \
-           BENCH_ARCHITECTURES; do
-    eval "[ -z \"\${$var:-}\" ]" || not_default=$var
-done
-eval "[ -z \"\${BENCH_TEMPORAL+set}\" ]" || not_default=BENCH_TEMPORAL
+if [ "$mark" = bench ]; then
+    for var in BENCH_MODELS BENCH_FORMATS BENCH_PRECISIONS BENCH_FILTER_OPTS BARE_CHANNELS_LAST \
+               BENCH_ARCHITECTURES; do
+        eval "[ -z \"\${$var:-}\" ]" || not_default=$var
+    done
+    eval "[ -z \"\${BENCH_TEMPORAL+set}\" ]" || not_default=BENCH_TEMPORAL
+else
+    for var in BENCH_PARTS_CLIP BENCH_PARTS_SECONDS; do
+        eval "[ -z \"\${$var:-}\" ]" || not_default=$var
+    done
+fi
 if [ -n "$not_default" ]; then
     echo "bench-doc: $not_default is set, so this run is not the default one: $doc left as it is"
     exit 0
 fi
 tmp=$(mktemp)
-awk -v out="$out" '
-    /^<!-- bench:begin -->$/ { print; print "```"; while ((getline line < out) > 0) print line; print "```"; skip = 1; next }
-    /^<!-- bench:end -->$/   { skip = 0 }
+awk -v out="$out" -v mark="$mark" '
+    $0 == "<!-- " mark ":begin -->" { print; print "```"; while ((getline line < out) > 0) print line; print "```"; skip = 1; next }
+    $0 == "<!-- " mark ":end -->"   { skip = 0 }
     !skip                    { print }' "$doc" >"$tmp"
 mv -f "$tmp" "$doc"
 echo "bench-doc: $doc now holds the table of $out"

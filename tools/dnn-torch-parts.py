@@ -76,6 +76,10 @@ Options:
   --address ADDR   the cluster's head (HOST:PORT or auto; default:
                    RAY_ADDRESS, else a Ray of this machine is started)
   --ray-cpus N     the CPUs of the Ray started here (default: all)
+  --parts-per-gpu N
+                   N parts at once on each GPU (each a task with
+                   num_gpus=1/N; default 1): for a model too small to keep
+                   one GPU busy alone
   --via V          how a part reaches the join: shared (default: written
                    in the private directory by the worker) or object-store
                    (returned through Ray's object store: no shared
@@ -96,7 +100,8 @@ video once more.
 
 No file next to OUTPUT is written but OUTPUT, and that at the end (joined
 in the private directory, then renamed where it is on the same file
-system).  Prints a summary at the end: parts, frames, fps per worker.
+system).  Prints a summary at the end: parts, frames, fps per worker, and
+the seconds of probing and planning, of the parts and of the join.
 
 Exit status 0, or 1 with an error on standard error: a part's ffmpeg
 failing (its last lines are printed; the other parts are stopped), INPUT
@@ -157,11 +162,11 @@ def parse_args(argv):
     opts = {"engine": "local", "devices": None, "parts": None, "part_seconds": None,
             "hwaccel": False, "encode": [], "context": (0, 0), "warmup": None,
             "ffmpeg": None, "work_dir": None, "keep": False, "progress": False,
-            "address": None, "ray_cpus": None, "via": "shared", "ship_models": False,
+            "address": None, "ray_cpus": None, "parts_per_gpu": None, "via": "shared", "ship_models": False,
             "retries": 3, "input": None, "filters": None, "output": None}
     flags = ("--hwaccel", "--keep", "--progress", "--ship-models")
     valued = ("--engine", "--devices", "--parts", "--part-seconds", "--encode", "--context",
-              "--warmup", "--ffmpeg", "--work-dir", "--address", "--ray-cpus", "--via",
+              "--warmup", "--ffmpeg", "--work-dir", "--address", "--ray-cpus", "--parts-per-gpu", "--via",
               "--retries", "-i", "-vf", "-filter:v")
     extra = []
     i = 0
@@ -213,8 +218,10 @@ def parse_args(argv):
         opts["devices"] = opts["devices"] or ["gpu"]
         if opts["devices"] not in (["gpu"], ["cpu"]):
             die("--devices %s: with --engine ray, gpu or cpu" % ",".join(opts["devices"]))
+        if opts["parts_per_gpu"] is not None and opts["devices"] != ["gpu"]:
+            die("--parts-per-gpu: with --devices gpu only")
     else:
-        for name in ("address", "ray_cpus"):
+        for name in ("address", "ray_cpus", "parts_per_gpu"):
             if opts[name] is not None:
                 die("--%s: with --engine ray only" % name.replace("_", "-"))
         if opts["via"] != "shared" or opts["ship_models"]:
@@ -232,8 +239,8 @@ def set_option(opts, a, value):
         for d in opts["devices"]:
             if d not in ("cpu", "gpu") and not d.isdigit():
                 die("--devices %s: a GPU is its index (0, 1...), or cpu" % value)
-    elif a in ("--parts", "--retries", "--ray-cpus", "--warmup"):
-        least = 1 if a in ("--parts", "--ray-cpus") else 0
+    elif a in ("--parts", "--retries", "--ray-cpus", "--parts-per-gpu", "--warmup"):
+        least = 1 if a in ("--parts", "--ray-cpus", "--parts-per-gpu") else 0
         if not value.isdigit() or int(value) < least:
             die("%s %s: a whole number, %d or more" % (a, value, least))
         opts[a[2:].replace("-", "_")] = int(value)
@@ -714,7 +721,7 @@ class Progress:
         if self.tty:
             sys.stderr.write("\n")
 
-    def summary(self, opts):
+    def summary(self, opts, steps):
         plan = self.plan
         elapsed = time.monotonic() - self.t0
         print("%s: %d frames in %d parts (%s), context %d before, %d after: %s"
@@ -728,6 +735,8 @@ class Progress:
                                                                    f / secs if secs else 0))
         print("%s: total: %d frames out in %.1f s, %.1f fps" % (PROG, frames, elapsed,
                                                               frames / elapsed if elapsed else 0))
+        # what the parts cost beyond the runs themselves
+        print("%s: time: %s" % (PROG, ", ".join("%s %.2f s" % step for step in steps)))
 
 
 # ---------------------------------------------------------------------------
@@ -892,7 +901,7 @@ def ray_parts(ray, opts, plan, private, progress):
     from ray.exceptions import RayError
     paths = [os.path.join(private, "part%d.nut" % k) for k in range(plan.count)]
     device = opts["devices"][0]
-    resources = {"num_gpus": 1} if device == "gpu" else {"num_cpus": 1}
+    resources = {"num_gpus": 1 / (opts["parts_per_gpu"] or 1)} if device == "gpu" else {"num_cpus": 1}
     if device == "gpu" and not ray.cluster_resources().get("GPU"):
         die("the Ray cluster has no GPU: give --devices cpu for parts on CPU slots")
     task = ray.remote(ray_part).options(max_retries=opts["retries"], retry_exceptions=False, **resources)
@@ -1092,11 +1101,13 @@ def run(opts):
              "near each part's start are not exactly one run's" % opts["warmup"])
     opts["part_filters"], opts["models"] = part_filters(
         opts["filters"], processing_backend(opts["ffmpeg"]), opts["ship_models"])
+    t0 = time.monotonic()
     times, key_index, start = probe(opts["ffmpeg"], opts["input"])
     private = private_dir(opts)
     try:
         check_output(opts, private)
         plan = Plan(opts, times, key_index, start, ctx)
+        t1 = time.monotonic()
         progress = Progress(plan, opts["progress"] or sys.stderr.isatty())
         engine = run_ray if opts["engine"] == "ray" else run_local
         try:
@@ -1104,8 +1115,11 @@ def run(opts):
         finally:
             progress.tick(force=True)
             progress.end()
+        t2 = time.monotonic()
         join(opts, plan, paths, private)
-        progress.summary(opts)
+        t3 = time.monotonic()
+        progress.summary(opts, [("probe and plan", t1 - t0),
+                                ("parts (%s engine)" % opts["engine"], t2 - t1), ("join", t3 - t2)])
     finally:
         if opts["keep"]:
             note("the parts are kept in %s" % private)

@@ -215,16 +215,19 @@ ray-cluster)
     # the cluster's token (Ray's token authentication), for its nodes and drivers
     RAY_AUTH_MODE=token RAY_AUTH_TOKEN=$(od -An -N16 -tx1 /dev/urandom | tr -d ' \n')
     export RAY_AUTH_MODE RAY_AUTH_TOKEN
-    common="--num-gpus=0 --object-store-memory=100000000 --disable-usage-stats"
+    common="--object-store-memory=100000000 --disable-usage-stats"
+    # the second node says it has a GPU (Ray's resources are declared): its
+    # parts get CUDA_VISIBLE_DEVICES, which the CPU filters ignore
     # shellcheck disable=SC2086 # a list of options
-    if ! { DNN_TORCH_PARTS_CLUSTER=$rt "$ray" start --head --port=$port --num-cpus=2 --include-dashboard=false \
-               --temp-dir="$rt" $common >"$rt/head.log" 2>&1 &&
-           DNN_TORCH_PARTS_CLUSTER=$rt "$ray" start --address=127.0.0.1:$port --num-cpus=1 $common >"$rt/node.log" 2>&1; }; then
+    if ! { DNN_TORCH_PARTS_CLUSTER=$rt "$ray" start --head --port=$port --num-cpus=2 --num-gpus=0 \
+               --include-dashboard=false --temp-dir="$rt" $common >"$rt/head.log" 2>&1 &&
+           DNN_TORCH_PARTS_CLUSTER=$rt "$ray" start --address=127.0.0.1:$port --num-cpus=2 --num-gpus=1 \
+               $common >"$rt/node.log" 2>&1; }; then
         echo "ray start failed:"; tail -n 5 "$rt"/*.log; exit 1
     fi
     RAY_ADDRESS=127.0.0.1:$port && export RAY_ADDRESS
-    nodes=$("$python" -c 'import ray, logging; ray.init(logging_level=logging.ERROR); print(len([n for n in ray.nodes() if n["Alive"]]), int(ray.cluster_resources()["CPU"]))')
-    echo "cluster: $nodes" | sed 's/: \(.*\) \(.*\)/: \1 nodes, \2 CPU slots/'
+    nodes=$("$python" -c 'import ray, logging; ray.init(logging_level=logging.ERROR); r = ray.cluster_resources(); print(len([n for n in ray.nodes() if n["Alive"]]), int(r["CPU"]), int(r.get("GPU", 0)))')
+    echo "cluster: $nodes" | sed 's/: \(.*\) \(.*\) \(.*\)/: \1 nodes, \2 CPU slots, \3 GPU/'
     status=0
     args="--engine ray --devices cpu --part-seconds 0.4"
     rgb() { echo "format=rgb24,$1,format=yuv420p"; }
@@ -232,7 +235,10 @@ ray-cluster)
     {
         same_run one-frame "$(rgb "dnn_processing=dnn_backend=torch:model=$models/conv.pt")" "$input" $args &&
         same_run window "$(rgb "dnn_processing=dnn_backend=torch:model=$models/fastdvd.pt:frames=5:sigma=0.1")" "$input" $args &&
-        same_run interpolate-fps "$(rgb "dnn_interpolate=model=$models/ifnet.pt:fps=60")" "$input" $args
+        same_run interpolate-fps "$(rgb "dnn_interpolate=model=$models/ifnet.pt:fps=60")" "$input" $args &&
+        # two parts at once on the node's one GPU (num_gpus=0.5 each)
+        same_run gpu-shared "$(rgb "dnn_processing=dnn_backend=torch:model=$models/conv.pt")" "$input" \
+            --engine ray --devices gpu --parts-per-gpu 2 --part-seconds 0.4
     } || status=1
     # a worker killed during part 1 (the test hold: the part waits for it)
     filter=$(rgb "dnn_processing=dnn_backend=torch:model=$models/conv.pt")

@@ -47,6 +47,16 @@ FATE_DNN_TORCH_PARTS += fate-dnn-torch-parts-recurrent
 fate-dnn-torch-parts-recurrent: CMD = $(DNN_TORCH_CHECK) parts-fails $(TORCH_PYTHON) \
     --ffmpeg $(TARGET_PATH)/ffmpeg --devices cpu -i $(SRC_PATH)/tests/dnn/h264-aac.mp4 \
     -vf dnn_processing=model=$(DNN_TORCH_DIR)/recurrent.pt:recurrent=1 $(TARGET_PATH)/tests/data/fate/dnn-torch-parts-recurrent.nut
+# --parts-per-gpu shares a GPU of a Ray cluster: not for CPU slots nor the local engine
+FATE_DNN_TORCH_PARTS += fate-dnn-torch-parts-per-gpu-cpu
+fate-dnn-torch-parts-per-gpu-cpu: CMD = $(DNN_TORCH_CHECK) parts-fails $(TORCH_PYTHON) \
+    --engine ray --devices cpu --parts-per-gpu 2 -i $(SRC_PATH)/tests/dnn/h264-aac.mp4 -vf format=yuv420p out.nut
+FATE_DNN_TORCH_PARTS += fate-dnn-torch-parts-per-gpu-local
+fate-dnn-torch-parts-per-gpu-local: CMD = $(DNN_TORCH_CHECK) parts-fails $(TORCH_PYTHON) \
+    --parts-per-gpu 2 -i $(SRC_PATH)/tests/dnn/h264-aac.mp4 -vf format=yuv420p out.nut
+FATE_DNN_TORCH_PARTS += fate-dnn-torch-parts-per-gpu-zero
+fate-dnn-torch-parts-per-gpu-zero: CMD = $(DNN_TORCH_CHECK) parts-fails $(TORCH_PYTHON) \
+    --engine ray --parts-per-gpu 0 -i $(SRC_PATH)/tests/dnn/h264-aac.mp4 -vf format=yuv420p out.nut
 
 # Parts cut at key frames (--part-seconds 0.4: five of 10 frames) on two
 # CPU slots, over a clip with audio, subtitles and chapters: every packet
