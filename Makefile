@@ -118,13 +118,13 @@ demo: build
 
 # The table also goes into doc/benchmarks.md (scripts/bench-doc.sh).
 bench: build
-	$(RUN_ENV) TORCH_PYTHON=$(TORCH_PYTHON) CUDA_INCLUDE=$(CUDA_INCLUDE) tools/dnn-torch-bench.sh $(BUILDDIR) >$(BUILDDIR)/bench.txt
+	$(RUN_ENV) TORCH_PYTHON=$(TORCH_PYTHON) CUDA_INCLUDE=$(CUDA_INCLUDE) tools/bench/dnn-torch-bench.sh $(BUILDDIR) >$(BUILDDIR)/bench.txt
 	@cat $(BUILDDIR)/bench.txt
 	scripts/bench-doc.sh $(BUILDDIR)/bench.txt
 
 # The parts runner on one GPU against one ffmpeg; into doc/benchmarks.md too
 bench-parts: build
-	$(RUN_ENV) TORCH_PYTHON=$(TORCH_PYTHON) tools/dnn-torch-bench-parts.sh $(BUILDDIR) >$(BUILDDIR)/bench-parts.txt
+	$(RUN_ENV) TORCH_PYTHON=$(TORCH_PYTHON) tools/bench/dnn-torch-bench-parts.sh $(BUILDDIR) >$(BUILDDIR)/bench-parts.txt
 	@cat $(BUILDDIR)/bench-parts.txt
 	scripts/bench-doc.sh $(BUILDDIR)/bench-parts.txt doc/benchmarks.md bench-parts
 

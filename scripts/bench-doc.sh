@@ -1,5 +1,5 @@
 #!/bin/sh
-# Put what tools/dnn-torch-bench.sh printed into doc/benchmarks.md, between
+# Put what tools/bench/dnn-torch-bench.sh printed into doc/benchmarks.md, between
 # its "<!-- bench:begin -->" and "<!-- bench:end -->" lines, as it is (a
 # code block): the figures of the documentation come from make bench, not
 # from a hand.
@@ -7,7 +7,7 @@
 #   scripts/bench-doc.sh BENCH_OUTPUT [DOC [MARK]]
 #
 # MARK (bench) names the lines: "bench-parts" for what
-# tools/dnn-torch-bench-parts.sh printed (make bench-parts).
+# tools/bench/dnn-torch-bench-parts.sh printed (make bench-parts).
 set -eu
 out=$1
 doc=${2:-$(cd "$(dirname "$0")/.." && pwd)/doc/benchmarks.md}

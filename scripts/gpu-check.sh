@@ -87,7 +87,7 @@ if [ "${GPU_BUILD:-here}" = carried ]; then
     export LD_LIBRARY_PATH
     start=$(date +%s)
     # make bench's recipe, on build/ as it is
-    TORCH_PYTHON=$python timeout 540 tools/dnn-torch-bench.sh build >build/bench.txt 2>"$out/bench.log"
+    TORCH_PYTHON=$python timeout 540 tools/bench/dnn-torch-bench.sh build >build/bench.txt 2>"$out/bench.log"
     status=$?
     echo "bench: exit $status, $(($(date +%s) - start)) s"
     cp -f build/bench.txt "$out/"

@@ -7,7 +7,7 @@
 #   2. commit messages of this repository from LINT_BASE on: a subject of at
 #      most 72 characters, then a blank line;
 #   3. shellcheck of our shell scripts (scripts/*.sh, .ci/run, tests/dnn/*.sh,
-#      tools/*.sh, configure);
+#      tools/*.sh, tools/bench/*.sh, configure);
 #   4. git diff --check: whitespace errors in the tracked files (as they are
 #      in the working tree), patches/*.patch excepted (their context lines
 #      are upstream's).
@@ -71,7 +71,7 @@ if ! command -v shellcheck >/dev/null 2>&1; then
     echo "shellcheck not found: apt-get install shellcheck (scripts/install-deps.sh system)"
     result 1
 else
-    scripts=$(ls scripts/*.sh .ci/run tests/dnn/*.sh tools/*.sh configure 2>/dev/null)
+    scripts=$(ls scripts/*.sh .ci/run tests/dnn/*.sh tools/*.sh tools/bench/*.sh configure 2>/dev/null)
     # shellcheck disable=SC2086  # one argument per file; no names with spaces
     shellcheck -f gcc -e SC1091 $scripts
     status=$?

@@ -20,7 +20,7 @@ the device.
 
 weights writes the state dict survey builds for ARCH (an architecture or
 one of its classes, such as RealPLKSR), for the speed
-measurement of tools/dnn-torch-bench.sh (BENCH_ARCHITECTURES), and prints
+measurement of tools/bench/dnn-torch-bench.sh (BENCH_ARCHITECTURES), and prints
 "precision: fp16", or "precision: fp32" for one spandrel says does not run
 in fp16: the precision the bench measures it in.  It refuses (and survey
 says) a configuration that returns its input unchanged: its speed would

@@ -3,7 +3,7 @@
 
     gen_torch_models.py OUTDIR [tests|bench]
         write the models of that set (default: tests) into OUTDIR
-        (deterministic: fixed seed); the bench set, for tools/dnn-torch-bench.sh,
+        (deterministic: fixed seed); the bench set, for tools/bench/dnn-torch-bench.sh,
         is identity, conv3x3 (3->16->3), espcn_x2 (ESPCN x2, 64/32 channels)
         and srvgg_x2 (SRVGGNetCompact x2, Real-ESRGAN's compact net)
     gen_torch_models.py pt2-variants PACKAGE.pt2

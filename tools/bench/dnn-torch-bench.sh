@@ -2,14 +2,14 @@
 # Throughput of dnn_processing (LibTorch backend) on a CUDA GPU, against
 # LibTorch alone:
 #
-#   tools/dnn-torch-bench.sh BUILDDIR
+#   tools/bench/dnn-torch-bench.sh BUILDDIR
 #
 # For each model of the bench set of tests/dnn/gen_torch_models.py, each
 # precision (fp32; fp16 and bf16, channels-last) and each format (TorchScript;
 # .pt2, an AOTInductor package of the same weights with dynamic height and
 # width, compiled here by tools/dnn-torch-export.py the first time, then
 # reused from BUILDDIR/bench/models), on 1920x1080 frames:
-#   bare         tools/dnn-torch-bare.cpp: the model on a tensor already on
+#   bare         tools/bench/dnn-torch-bare.cpp: the model on a tensor already on
 #                the GPU, no frame handling at all (the ceiling), same precision
 #                and format
 #   rgb0, nv12, p010
@@ -20,7 +20,7 @@
 #                memory, device=cuda:async=0 (the only way upstream has)
 # Each ffmpeg figure is the steady state of one run: the frames output in a
 # window of BENCH_SECONDS that starts BENCH_WARMUP seconds after the first
-# frame (tools/dnn-torch-steady-fps.py), so start-up is left out.
+# frame (tools/bench/dnn-torch-steady-fps.py), so start-up is left out.
 # then prints a table and whether the targets are met.  It is a benchmark, not
 # a test: a missed target still exits 0; a failing command exits 1.
 #
@@ -89,7 +89,7 @@ script_start=$(date +%s)  # BENCH_DEADLINE counts from here
 
 [ $# -eq 1 ] || { echo "usage: $0 BUILDDIR" >&2; exit 1; }
 build=$(cd "$1" && pwd)
-src=$(cd "$(dirname "$0")/.." && pwd)
+src=$(cd "$(dirname "$0")/../.." && pwd)
 python=${TORCH_PYTHON:-python3}
 window=${BENCH_SECONDS:-2}
 warmup=${BENCH_WARMUP:-1}
@@ -147,7 +147,7 @@ bare_fps() {
 
 # ffmpeg_fps FFMPEG-ARGS...: sets fps, the steady state of one run
 ffmpeg_fps() {
-    run "ffmpeg" "$python" "$src/tools/dnn-torch-steady-fps.py" "$warmup" "$window" \
+    run "ffmpeg" "$python" "$src/tools/bench/dnn-torch-steady-fps.py" "$warmup" "$window" \
         "$ffmpeg" -hide_banner "$@"
     fps=$(sed -n 's/^fps: //p' "$tmp/out")
     [ -n "$fps" ] || { echo "error: no 'fps:' line from dnn-torch-steady-fps.py" >&2; exit 1; }
@@ -160,7 +160,7 @@ torch_version=$(sed -n 2p "$tmp/out")
 
 mkdir -p "$bench"
 # (find -newer: test's -nt is not in older POSIX)
-if [ ! -x "$bare" ] || [ -n "$(find "$src/tools/dnn-torch-bare.cpp" -newer "$bare")" ]; then
+if [ ! -x "$bare" ] || [ -n "$(find "$src/tools/bench/dnn-torch-bare.cpp" -newer "$bare")" ]; then
     echo "building $bare" >&2
     # the CUDA runtime: the headers ./configure found (a toolkit's, or those
     # PyPI's torch comes with), and its library by its path (PyPI's has no
@@ -171,7 +171,7 @@ if [ ! -x "$bare" ] || [ -n "$(find "$src/tools/dnn-torch-bare.cpp" -newer "$bar
     done
     [ -n "$cudart" ] || { echo "no libcudart in $cuda/lib64 nor beside LibTorch" >&2; exit 1; }
     run "building dnn-torch-bare" g++ -O2 -std=c++17 -D_GLIBCXX_USE_CXX11_ABI=1 \
-        "$src/tools/dnn-torch-bare.cpp" \
+        "$src/tools/bench/dnn-torch-bare.cpp" \
         -I"$T/include" -I"$T/include/torch/csrc/api/include" -I"${CUDA_INCLUDE:-$cuda/include}" \
         -L"$T/lib" -Wl,-rpath,"$T/lib" \
         -Wl,--no-as-needed -ltorch_cuda -lc10_cuda -Wl,--as-needed \

@@ -20,7 +20,7 @@
  * them on a GPU).  A .pt2 package (tools/dnn-torch-export.py --device cuda)
  * runs through LibTorch's AOTIModelPackageLoader, on an input in the
  * package's precision (PRECISION must be it) and memory format.
- * Used by tools/dnn-torch-bench.sh.
+ * Used by tools/bench/dnn-torch-bench.sh.
  */
 
 #include <algorithm>

@@ -2,7 +2,7 @@
 # The parts runner (tools/dnn-torch-parts.py) on one GPU against one ffmpeg
 # over the whole video:
 #
-#   tools/dnn-torch-bench-parts.sh BUILDDIR [prepare]
+#   tools/bench/dnn-torch-bench-parts.sh BUILDDIR [prepare]
 #
 # SRVGGNetCompact x2 (tests/dnn/gen_torch_models.py, untrained weights: the
 # speed is the architecture's), an fp16 .pt2 package compiled here the first
@@ -31,7 +31,7 @@
 set -eu
 [ $# -ge 1 ] || { echo "usage: $0 BUILDDIR [prepare]" >&2; exit 1; }
 build=$(cd "$1" && pwd)
-src=$(cd "$(dirname "$0")/.." && pwd)
+src=$(cd "$(dirname "$0")/../.." && pwd)
 python=${TORCH_PYTHON:-python3}
 ray_python=${BENCH_RAY_PYTHON:-$python}
 repeat=${BENCH_REPEAT:-3}

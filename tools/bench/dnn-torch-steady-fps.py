@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Steady-state throughput of one ffmpeg command, for tools/dnn-torch-bench.sh.
+"""Steady-state throughput of one ffmpeg command, for tools/bench/dnn-torch-bench.sh.
 
     dnn-torch-steady-fps.py WARMUP WINDOW FFMPEG [ARGS...]
 

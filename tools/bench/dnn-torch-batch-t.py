@@ -5,14 +5,14 @@
 # 1920x1080: eager and TorchScript (frozen, optimized), each with and without
 # a CUDA graph.  Needs a CUDA GPU; doc/benchmarks.md gives its figures.
 #
-#   python3 tools/dnn-torch-batch-t.py
+#   python3 tools/bench/dnn-torch-batch-t.py
 import os
 import sys
 import time
 
 import torch
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "dnn"))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tests", "dnn"))
 import temporal_models as tm  # noqa: E402
 
 class Batched(tm.IFNetBench):
