@@ -41,44 +41,11 @@ extern "C" {
 #include "libavfilter/dnn_interface.h"
 }
 
-#include <cstdio>
 #include <string>
 
+#include "dnn_backend_torch_archive.h"
+
 class THPackage;
-
-/** The file the loaders read: the model option's, or a checked copy of it. */
-class THModelFile {
-public:
-    THModelFile() = default;
-    ~THModelFile();
-    THModelFile(const THModelFile &) = delete;
-    THModelFile &operator=(const THModelFile &) = delete;
-
-    std::string path;           ///< what LibTorch's loaders open
-    FILE *copy = nullptr;       ///< with model_sha256: the bytes hashed, unlinked, in TMPDIR
-};
-
-/**
- * The model file, as the loaders are to read it.  Without model_sha256,
- * the model option's file.  With it, the file is read once, hashed while
- * it is written to an unlinked temporary file, and its SHA-256 must be
- * model_sha256's; the archive check and LibTorch's loaders then read that
- * copy (through /dev/fd), so that a file replaced or rewritten after the
- * check is not what runs.  0, or an AVERROR (EINVAL naming both hashes),
- * logged.  Never throws.
- */
-int th_model_file_open(THModelFile *file, DnnContext *ctx) noexcept;
-
-/**
- * Check that the tensors a TorchScript module holds as attributes
- * (parameters, buffers, tensor attributes, recursively; not tensors inside
- * lists, dicts or objects, nor the constants of its code) lie inside their
- * storages: the unpickler takes any storage offset and strides from the
- * file, and the model would then read and write out of bounds.  (That each
- * storage fits its record is checked before loading, by th_package_open().)
- * 0, or AVERROR_INVALIDDATA naming the tensor (logged).  Never throws.
- */
-int th_module_check_tensors(const torch::jit::Module &module, DnnContext *ctx) noexcept;
 
 /**
  * Open the model file as a .pt2 package if it is one and read what it

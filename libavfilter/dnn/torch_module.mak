@@ -21,6 +21,7 @@ TORCH-MODULE-OBJS-$(CONFIG_LIBTORCH) += dnn/dnn_backend_torch.o              \
                                         dnn/dnn_backend_torch_precision.o    \
                                         dnn/dnn_backend_torch_output.o       \
                                         dnn/dnn_backend_torch_package.o      \
+                                        dnn/dnn_backend_torch_archive.o      \
                                         dnn/dnn_backend_torch_aoti.o         \
                                         dnn/dnn_backend_torch_color.o        \
                                         dnn/dnn_backend_torch_temporal.o     \
