@@ -95,8 +95,9 @@ file here (unless FILTERS set it): a worker runs that very file or fails.
 Each part's encoder must not reorder frames (B-frames: -bf 0 where the
 encoder has them): a part would start decoding before the previous one
 ends, and the join would rewrite its decoding times; such parts are
-refused.  For such an encoder, encode the parts losslessly and the joined
-video once more.
+refused, and so are parts whose first frame decodes before its time (a
+delay without reordering, as mpeg2video's even with -bf 0).  For such an
+encoder, encode the parts losslessly and the joined video once more.
 
 No file next to OUTPUT is written but OUTPUT, and that at the end (joined
 in the private directory, then renamed where it is on the same file
@@ -978,12 +979,22 @@ def reorder_error(ffmpeg, paths):
     would rewrite it.  Such a part has a packet whose time is before that
     of the packet stored before it."""
     for k, path in enumerate(paths):
-        pts = [int(f["pts"]) for f in probe_video(ffmpeg, path, "packet=pts")
-               if f.get("pts", "N/A") != "N/A"]
+        packets = [f for f in probe_video(ffmpeg, path, "packet=pts,dts")
+                   if f.get("pts", "N/A") != "N/A"]
+        pts = [int(f["pts"]) for f in packets]
         if any(b < a for a, b in zip(pts, pts[1:])):
             return ("part %d's encoder reorders frames (B-frames), and the parts would not "
                     "join in decoding order: encode without them (-bf 0), or losslessly "
                     "and the joined video once more" % k)
+        # a decoding delay without reordering (mpeg2video's, even with -bf
+        # 0: each packet decodes at the time of the frame before it): the
+        # concat demuxer would move a part by it, off its times
+        if any(f.get("dts", "N/A") != "N/A" and int(f["dts"]) < int(f["pts"]) for f in packets):
+            return ("part %d's encoder gives frames decoding times before their "
+                    "presentation times (a delay, as mpeg2video's even with -bf 0), and the "
+                    "parts would not join at their times: encode them with one without "
+                    "(mpeg4 or libx264 with -bf 0, NVENC with -bf 0), or losslessly and the "
+                    "joined video once more" % k)
     return None
 
 

@@ -43,6 +43,12 @@ FATE_DNN_TORCH_PARTS += fate-dnn-torch-parts-reorder
 fate-dnn-torch-parts-reorder: CMD = $(DNN_TORCH_CHECK) parts-fails $(TORCH_PYTHON) \
     --ffmpeg $(TARGET_PATH)/ffmpeg --devices cpu --parts 2 --encode "-c:v mpeg4 -bf 2" \
     -i $(SRC_PATH)/tests/dnn/h264-aac.mp4 -vf format=yuv420p $(TARGET_PATH)/tests/data/fate/dnn-torch-parts-reorder.nut
+# an encoder whose packets decode before their times (mpeg2video with -bf 0):
+# the concat demuxer would move a part by that delay
+FATE_DNN_TORCH_PARTS += fate-dnn-torch-parts-delay
+fate-dnn-torch-parts-delay: CMD = $(DNN_TORCH_CHECK) parts-fails $(TORCH_PYTHON) \
+    --ffmpeg $(TARGET_PATH)/ffmpeg --devices cpu --parts 2 --encode "-c:v mpeg2video -bf 0" \
+    -i $(SRC_PATH)/tests/dnn/h264-aac.mp4 -vf format=yuv420p $(TARGET_PATH)/tests/data/fate/dnn-torch-parts-delay.mkv
 FATE_DNN_TORCH_PARTS += fate-dnn-torch-parts-recurrent
 fate-dnn-torch-parts-recurrent: CMD = $(DNN_TORCH_CHECK) parts-fails $(TORCH_PYTHON) \
     --ffmpeg $(TARGET_PATH)/ffmpeg --devices cpu -i $(SRC_PATH)/tests/dnn/h264-aac.mp4 \

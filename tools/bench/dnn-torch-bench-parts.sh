@@ -9,9 +9,10 @@
 # time (BUILDDIR/bench/parts/srvgg_x2-fp16.pt2), on NVDEC nv12 frames of a
 # 1080p MPEG-2 clip of BENCH_PARTS_CLIP (30) seconds at 25 fps, a key frame a
 # second, made here once; the 2x output (2160p) is encoded by h264_nvenc at
-# a constant quantizer where this GPU has NVENC, else downloaded and encoded
-# by mpeg2video, without B-frames and a key frame each 25 frames (so that the
-# parts, which start at the input's key frames, encode as one run does).
+# a constant quantizer, without B-frames and a key frame each 25 frames (so
+# that the parts, which start at the input's key frames, encode as one run
+# does) where this GPU has NVENC, else downloaded and encoded by mpeg4,
+# intra-only.
 #
 #   one       one ffmpeg over the whole clip
 #   local N   the runner's local engine with N parts at once on GPU 0
@@ -58,15 +59,19 @@ if [ ! -f "$clip" ]; then
 fi
 [ "${2:-}" != prepare ] || exit 0
 
-vf="dnn_processing=dnn_backend=torch:model=$pt2:cudnn_benchmark=0"
-if "$ffmpeg" -nostdin -v error -init_hw_device cuda -f lavfi -i testsrc2=s=256x256:d=0.04 \
-       -vf hwupload -c:v h264_nvenc -f null - 2>/dev/null; then
+vf="dnn_processing=dnn_backend=torch:model=$pt2:precision=fp16:yuv_input=rgb:cudnn_benchmark=0"
+nvenc="-c:v h264_nvenc -preset p1 -rc constqp -qp 23 -g 25 -bf 0"
+# shellcheck disable=SC2086 # the encoder's options
+if "$ffmpeg" -nostdin -v error -hwaccel cuda -hwaccel_output_format cuda -i "$clip" -vf "$vf" \
+       -frames:v 2 $nvenc -f null - 2>/dev/null; then
     encoder="h264_nvenc"
-    encode="-c:v h264_nvenc -preset p1 -rc constqp -qp 23 -g 25 -bf 0"
+    encode=$nvenc
 else
-    encoder="mpeg2video (no NVENC on this GPU: frames downloaded)"
+    # intra-only, so that each part's packets are one run's (mpeg2video
+    # delays its decoding times, which the runner refuses)
+    encoder="mpeg4, intra-only (no NVENC on this GPU: frames downloaded)"
     vf="$vf,hwdownload,format=nv12"
-    encode="-c:v mpeg2video -q:v 4 -g 25 -bf 0"
+    encode="-c:v mpeg4 -q:v 4 -g 1 -bf 0 -threads 8"
 fi
 
 # median and spread (min-max) of numbers, one a line
