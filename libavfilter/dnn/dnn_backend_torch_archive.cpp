@@ -31,6 +31,7 @@
 #include <fstream>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <set>
 #include <string>
 #include <vector>
@@ -1285,6 +1286,70 @@ static int copy_and_hash(THModelFile *file, const char *filename, char hex[65], 
     return 0;
 }
 
+/*
+ * A pipe (model=/dev/stdin) can be read once only, and one process may load
+ * a model again: ffmpeg configures a filter graph a second time before its
+ * first frame where the input's properties are known late, and again when
+ * they change.  So the copy of a pipe whose SHA-256 was the pin is kept, by
+ * the model option's name and that hash, and a later load of that name
+ * with that pin reads the same bytes.  A regular file is read again by
+ * each load.  The few last pipes are kept; an older one is closed.
+ */
+#define TH_PINNED_PIPES_MAX 4
+
+struct THPinnedPipe {
+    std::string name, sha256;
+    int fd;                                 ///< the copy's, open while kept
+};
+
+static std::mutex pinned_pipes_lock;
+static std::vector<THPinnedPipe> pinned_pipes;
+
+/** Whether filename names what can be read once only (a pipe, a terminal). */
+static bool read_once(const char *filename)
+{
+    struct stat st;
+    return !stat(filename, &st) && !S_ISREG(st.st_mode);
+}
+
+/** A copy of the pipe name kept for sha256 (lowercase) into file; false if none. */
+static bool reuse_pinned_pipe(THModelFile *file, const char *name, const std::string &sha256)
+{
+    std::lock_guard<std::mutex> hold(pinned_pipes_lock);
+
+    for (const THPinnedPipe &pipe : pinned_pipes) {
+        int fd;
+        if (pipe.name != name || pipe.sha256 != sha256)
+            continue;
+        fd = fcntl(pipe.fd, F_DUPFD_CLOEXEC, 0);
+        if (fd < 0)
+            return false;
+        file->copy = fdopen(fd, "rb");
+        if (!file->copy) {
+            close(fd);
+            return false;
+        }
+        file->path = "/dev/fd/" + std::to_string(fd);
+        return true;
+    }
+    return false;
+}
+
+/** Keep file's copy of the pipe name, whose SHA-256 is sha256 (lowercase). */
+static void keep_pinned_pipe(const THModelFile &file, const char *name, const std::string &sha256)
+{
+    std::lock_guard<std::mutex> hold(pinned_pipes_lock);
+    int fd = fcntl(fileno(file.copy), F_DUPFD_CLOEXEC, 0);
+
+    if (fd < 0)
+        return;
+    if (pinned_pipes.size() >= TH_PINNED_PIPES_MAX) {
+        close(pinned_pipes.front().fd);
+        pinned_pipes.erase(pinned_pipes.begin());
+    }
+    pinned_pipes.push_back({ name, sha256, fd });
+}
+
 /** Whether t's elements lie inside its storage: offset and strides as the file said. */
 static bool inside_storage(const at::Tensor &t)
 {
@@ -1327,7 +1392,6 @@ int th_model_file_open(THModelFile *file, DnnContext *ctx) noexcept
     const char *want = ctx->torch_option.model_sha256;
     struct stat st;
     char have[65];
-    int ret;
 
     // LibTorch would read a directory as a damaged archive
     if (!stat(ctx->model_filename, &st) && S_ISDIR(st.st_mode)) {
@@ -1344,17 +1408,30 @@ int th_model_file_open(THModelFile *file, DnnContext *ctx) noexcept
                want);
         return AVERROR(EINVAL);
     }
-    ret = th_catch_all(ctx, "Could not hash the model file", [&] {
-        return copy_and_hash(file, ctx->model_filename, have, ctx);
+    return th_catch_all(ctx, "Could not hash the model file", [&] {
+        const bool pipe = read_once(ctx->model_filename);
+        std::string pin(want);
+        int ret;
+
+        std::transform(pin.begin(), pin.end(), pin.begin(), ::tolower);
+        if (pipe && reuse_pinned_pipe(file, ctx->model_filename, pin)) {
+            av_log(ctx, AV_LOG_VERBOSE, "The model file \"%s\" is a pipe read by an earlier "
+                   "load, whose copy had the SHA-256 of model_sha256: that copy is loaded\n",
+                   ctx->model_filename);
+            return 0;
+        }
+        ret = copy_and_hash(file, ctx->model_filename, have, ctx);
+        if (ret < 0)
+            return ret;
+        if (pin != have) {
+            av_log(ctx, AV_LOG_ERROR, "The model file \"%s\" has the SHA-256 %s, not %s "
+                   "(model_sha256): it is not loaded\n", ctx->model_filename, have, want);
+            return AVERROR(EINVAL);
+        }
+        if (pipe)
+            keep_pinned_pipe(*file, ctx->model_filename, pin);
+        av_log(ctx, AV_LOG_VERBOSE, "The model file's SHA-256 is model_sha256's; the copy it "
+               "was computed on is loaded\n");
+        return 0;
     });
-    if (ret < 0)
-        return ret;
-    if (av_strcasecmp(want, have)) {
-        av_log(ctx, AV_LOG_ERROR, "The model file \"%s\" has the SHA-256 %s, not %s "
-               "(model_sha256): it is not loaded\n", ctx->model_filename, have, want);
-        return AVERROR(EINVAL);
-    }
-    av_log(ctx, AV_LOG_VERBOSE, "The model file's SHA-256 is model_sha256's; the copy it "
-           "was computed on is loaded\n");
-    return 0;
 }

@@ -57,7 +57,9 @@ public:
  * it is written to an unlinked temporary file, and its SHA-256 must be
  * model_sha256's; the archive check and LibTorch's loaders then read that
  * copy (through /dev/fd), so that a file replaced or rewritten after the
- * check is not what runs.  0, or an AVERROR (EINVAL naming both hashes),
+ * check is not what runs.  A pipe's copy is kept for a later load of the
+ * same name with the same pin (a pipe is read once; a regular file is read
+ * by each load).  0, or an AVERROR (EINVAL naming both hashes),
  * logged.  Never throws.
  */
 int th_model_file_open(THModelFile *file, DnnContext *ctx) noexcept;

@@ -440,8 +440,14 @@ $(eval $(call FATE_DNN_TORCH_PSNR,tensor-constant-vs-torch,tensor_constant,rgb24
 # model_sha256 reads the model once, a pipe too, and everything after reads
 # the copy it hashed: the checks read the path again, found nothing in the
 # pipe and were skipped, so that a malformed model was loaded (SIGSEGV).
-# (A pipe that loads is not tested: ffmpeg initialises its filters twice,
-# and the second finds the pipe empty.)
+# A pipe that loads gives the file's frames (sha256-match's reference):
+# ffmpeg configures its filters twice, and the second load reads the copy
+# that the first hashed, by the model's name and the pin.
+FATE_DNN_TORCH += fate-dnn-torch-sha256-stdin
+fate-dnn-torch-sha256-stdin: REF = $(SRC_PATH)/tests/ref/fate/dnn-torch-sha256-match
+fate-dnn-torch-sha256-stdin: CMD = cat $(DNN_TORCH_DIR)/swap_invert.pt | \
+    framecrc -f lavfi -i testsrc2=s=320x240:r=25,format=rgb24 -frames:v 5 \
+    -vf dnn_processing=dnn_backend=torch:model=/dev/stdin:model_sha256=$$(sha256sum $(DNN_TORCH_DIR)/swap_invert.pt | cut -c1-64)
 DNN_TORCH_STORAGE_PAST = $(DNN_TORCH_DATA)/conv_storage_past_record.pt
 $(DNN_TORCH_STORAGE_PAST): $(SRC_PATH)/tests/dnn/mutate_models.py | $(DNN_TORCH_STAMP)
 	$(M)$(TORCH_PYTHON) $< --storage-past-record $(DNN_TORCH_DATA)/conv.pt $@
