@@ -43,6 +43,72 @@ extern "C" {
 #include "dnn_backend_torch_error.h"
 #include "dnn_backend_torch_precision.h"
 
+/**
+ * What a model's forward takes, as the filter gives it: a layout of frames
+ * and their count.  One frame is DNN_FRAMES_STACKED with 1.
+ */
+struct THInputs {
+    int layout;                         ///< enum DNNFramesLayout
+    int frames;
+
+    bool operator==(const THInputs &o) const { return layout == o.layout && frames == o.frames; }
+    bool operator!=(const THInputs &o) const { return !(*this == o); }
+};
+
+/*
+ * The words of ffmpeg_dnn_inputs, which tools/dnn-torch-export.py writes
+ * (its --inputs takes the same words, "stacked:N") and
+ * tools/bench/dnn-torch-bare.cpp reads; tests/dnn/check-signatures.py
+ * checks that the three agree.  A counted word is followed by its frames:
+ * "stacked 5".
+ */
+static const struct THInputsWord {
+    const char *word;
+    int layout;                         ///< enum DNNFramesLayout
+    int frames;                         ///< 0: counted
+} th_inputs_words[] = {
+    { "frame",     DNN_FRAMES_STACKED,   1 },
+    { "pair",      DNN_FRAMES_PAIR,      2 },
+    { "recurrent", DNN_FRAMES_RECURRENT, 1 },
+    { "stacked",   DNN_FRAMES_STACKED,   0 },
+    { "sequence",  DNN_FRAMES_SEQUENCE,  0 },
+};
+
+/** ffmpeg_dnn_inputs as THInputs; false if it is none of the words. */
+static bool parse_inputs(const std::string &text, THInputs *inputs)
+{
+    for (const THInputsWord &w : th_inputs_words) {
+        const std::string word = w.word;
+        if (w.frames) {
+            if (text != word)
+                continue;
+            *inputs = { w.layout, w.frames };
+            return true;
+        }
+        if (text.compare(0, word.size() + 1, word + " ") != 0)
+            continue;
+        for (int n = 1; n <= DNN_FRAMES_MAX; n++) {
+            if (text.substr(word.size() + 1) != std::to_string(n))
+                continue;
+            *inputs = { w.layout, n };
+            // one frame is "frame", as the export tool writes stacked:1
+            return !(w.layout == DNN_FRAMES_STACKED && n == 1);
+        }
+    }
+    return false;
+}
+
+/** inputs as the export tool's --inputs says it: "pair", "stacked:5". */
+static std::string inputs_option(const THInputs &inputs)
+{
+    for (const THInputsWord &w : th_inputs_words) {
+        if (w.layout != inputs.layout || (w.frames && w.frames != inputs.frames))
+            continue;
+        return w.frames ? w.word : std::string(w.word) + ":" + std::to_string(inputs.frames);
+    }
+    return "?";
+}
+
 /** One side of the input's size: [min, max]; equal for a static size. */
 struct THPackageRange {
     int64_t min, max;
@@ -60,7 +126,7 @@ public:
     c10::MemoryFormat memory_format;
     int64_t channels;                   ///< of one frame
     THPackageRange height, width;
-    std::string inputs;                 ///< what forward takes: "frame", "pair", "stacked N", "sequence N", "recurrent"
+    THInputs inputs;                    ///< what forward takes (ffmpeg_dnn_inputs)
     std::string t;                      ///< a pair's t: "0-d" or "plane"
     int64_t batch;                      ///< a pair: > 1, the most times of one run (t [N, 1, 1, 1])
     std::string sigma;                  ///< after the frames: "none", "0-d" or "plane"
@@ -104,23 +170,6 @@ static std::string base_version(const std::string &version)
     return version.substr(0, version.find('+'));
 }
 
-/** The frames in a package's ffmpeg_dnn_inputs ("stacked 5": 5), 0 if it says none. */
-static int inputs_frames(const std::string &inputs)
-{
-    if (inputs == "frame" || inputs == "recurrent")
-        return 1;
-    if (inputs == "pair")
-        return 2;
-    for (const std::string layout : { "stacked ", "sequence " }) {
-        if (inputs.compare(0, layout.size(), layout) != 0)
-            continue;
-        for (int n = 1; n <= DNN_FRAMES_MAX; n++)
-            if (inputs.substr(layout.size()) == std::to_string(n))
-                return n;
-    }
-    return 0;
-}
-
 /** Read the ffmpeg_dnn_* metadata of tools/dnn-torch-export.py into p. */
 static int read_description(THPackage *p, const std::unordered_map<std::string, std::string> &meta,
                             DnnContext *ctx)
@@ -153,7 +202,6 @@ static int read_description(THPackage *p, const std::unordered_map<std::string, 
     p->precision  = parse_precision(value("ffmpeg_dnn_dtype"));
     p->channels   = strtoll(value("ffmpeg_dnn_channels").c_str(), NULL, 10);
     // packages of one frame made before these keys said nothing of them
-    p->inputs     = meta.count("ffmpeg_dnn_inputs") ? value("ffmpeg_dnn_inputs") : "frame";
     p->t          = meta.count("ffmpeg_dnn_t") ? value("ffmpeg_dnn_t") : "0-d";
     p->batch      = meta.count("ffmpeg_dnn_batch") ? strtoll(value("ffmpeg_dnn_batch").c_str(), NULL, 10) : 1;
     p->sigma      = meta.count("ffmpeg_dnn_sigma") ? value("ffmpeg_dnn_sigma") : "none";
@@ -167,11 +215,12 @@ static int read_description(THPackage *p, const std::unordered_map<std::string, 
         bad = "ffmpeg_dnn_height";
     else if (!parse_range(value("ffmpeg_dnn_width"), &p->width))
         bad = "ffmpeg_dnn_width";
-    else if (!inputs_frames(p->inputs))
+    else if (!parse_inputs(meta.count("ffmpeg_dnn_inputs") ? value("ffmpeg_dnn_inputs") : "frame",
+                           &p->inputs))
         bad = "ffmpeg_dnn_inputs";
     else if (p->t != "0-d" && p->t != "plane")
         bad = "ffmpeg_dnn_t";
-    else if (p->batch < 1 || p->batch > DNN_TIMES_MAX || (p->batch > 1 && p->inputs != "pair"))
+    else if (p->batch < 1 || p->batch > DNN_TIMES_MAX || (p->batch > 1 && p->inputs.layout != DNN_FRAMES_PAIR))
         bad = "ffmpeg_dnn_batch";
     else if (p->sigma != "none" && p->sigma != "0-d" && p->sigma != "plane")
         bad = "ffmpeg_dnn_sigma";
@@ -261,7 +310,7 @@ static int open_package(THPackage **package, const THModelFile &file, DnnContext
                "not one the export tool made\n", filename);
     if (ret >= 0)
         ret = read_description(p.get(), metadata, ctx);
-    if (ret >= 0 && p->inputs == "recurrent")
+    if (ret >= 0 && p->inputs.layout == DNN_FRAMES_RECURRENT)
         ret = check_start_program(p.get(), metadata, ctx);
     if (ret < 0)
         return ret;
@@ -437,7 +486,7 @@ static int load_package(THPackage *p, const c10::Device &device, DnnContext *ctx
     c10::Device on = device.is_cuda() ? device : c10::Device(c10::kCPU);
     int ret = th_aoti_load(&p->loader, p->load_path, p->path, "model", on, ctx);
 
-    if (ret >= 0 && p->inputs == "recurrent")
+    if (ret >= 0 && p->inputs.layout == DNN_FRAMES_RECURRENT)
         ret = th_aoti_load(&p->start, p->load_path, p->path, "start", on, ctx);
     if (ret < 0)
         return ret;
@@ -511,9 +560,9 @@ static int check_input(const THPackage *p, const torch::Tensor &input, int64_t c
 static int check_inputs(const THPackage *p, const std::vector<torch::Tensor> &inputs,
                         DnnContext *ctx)
 {
-    int frames = inputs_frames(p->inputs), ret;
+    int frames = p->inputs.frames, ret;
 
-    if (p->inputs.compare(0, 9, "sequence ") == 0) {
+    if (p->inputs.layout == DNN_FRAMES_SEQUENCE) {
         const torch::Tensor &window = inputs[0];
         if (window.dim() != 5 || window.size(1) != frames) {
             av_log(ctx, AV_LOG_ERROR, "The .pt2 package takes a sequence of %d frames\n", frames);
@@ -522,7 +571,7 @@ static int check_inputs(const THPackage *p, const std::vector<torch::Tensor> &in
         return check_input(p, window.flatten(1, 2), frames * p->channels,
                            c10::MemoryFormat::Contiguous, ctx);
     }
-    if (p->inputs == "pair") {
+    if (p->inputs.layout == DNN_FRAMES_PAIR) {
         if (inputs.size() < 2)
             return AVERROR_BUG;
         ret = check_input(p, inputs[1], p->channels, p->memory_format, ctx);
@@ -589,7 +638,7 @@ static int run_recurrent(THPackage *p, const std::vector<torch::Tensor> &inputs,
     std::vector<torch::Tensor> given, outputs;
     int ret;
 
-    if (p->inputs != "recurrent" || inputs.size() < 2)
+    if (p->inputs.layout != DNN_FRAMES_RECURRENT || inputs.size() < 2)
         return AVERROR_BUG;
     // no state: the program compiled without one (its input is left out)
     for (size_t i = 0; i < inputs.size(); i++)
@@ -621,36 +670,24 @@ int th_package_run_recurrent(THPackage *package, const std::vector<torch::Tensor
                         [&] { return run_recurrent(package, inputs, output, state, ctx); });
 }
 
-/** What the filter gives the model, as ffmpeg_dnn_inputs says it. */
-static std::string given_inputs(DNNFunctionType func_type, const DnnContext *ctx)
+/** What the filter gives the model. */
+static THInputs given_inputs(DNNFunctionType func_type, const DnnContext *ctx)
 {
     if (func_type != DFT_PROCESS_FRAMES)
-        return "frame";
-    switch (ctx->frames_layout) {
-    case DNN_FRAMES_PAIR:
-        return "pair";
-    case DNN_FRAMES_STACKED:
-        return ctx->nb_frames == 1 ? "frame" : "stacked " + std::to_string(ctx->nb_frames);
-    case DNN_FRAMES_SEQUENCE:
-        return "sequence " + std::to_string(ctx->nb_frames);
-    case DNN_FRAMES_RECURRENT:
-        return "recurrent";
-    default:
-        return "";
-    }
+        return { DNN_FRAMES_STACKED, 1 };
+    return { ctx->frames_layout, ctx->nb_frames };
 }
 
-static std::string inputs_text(const std::string &inputs)
+static std::string inputs_text(const THInputs &inputs)
 {
-    if (inputs == "frame")
-        return "one frame";
-    if (inputs == "pair")
-        return "two frames and t";
-    if (inputs == "recurrent")
-        return "one frame and its state";
-    return std::to_string(inputs_frames(inputs)) +
-           (inputs.compare(0, 8, "stacked ") == 0 ? " frames stacked on the channels"
-                                                   : " frames in a sequence");
+    switch (inputs.layout) {
+    case DNN_FRAMES_PAIR:      return "two frames and t";
+    case DNN_FRAMES_RECURRENT: return "one frame and its state";
+    case DNN_FRAMES_SEQUENCE:  return std::to_string(inputs.frames) + " frames in a sequence";
+    default:
+        return inputs.frames == 1 ? "one frame" :
+               std::to_string(inputs.frames) + " frames stacked on the channels";
+    }
 }
 
 static std::string sigma_text(const std::string &sigma)
@@ -660,25 +697,22 @@ static std::string sigma_text(const std::string &sigma)
 
 static int check_signature(const THPackage *p, DNNFunctionType func_type, DnnContext *ctx)
 {
-    const std::string given = given_inputs(func_type, ctx);
+    const THInputs given = given_inputs(func_type, ctx);
     const std::string sigma = func_type != DFT_PROCESS_FRAMES || ctx->sigma < 0 ? "none" :
                               ctx->sigma_plane ? "plane" : "0-d";
 
     if (given != p->inputs) {
         av_log(ctx, AV_LOG_ERROR, "The .pt2 package takes %s (tools/dnn-torch-export.py "
                "--inputs %s); the filter gives %s\n", inputs_text(p->inputs).c_str(),
-               p->inputs == "frame" || p->inputs == "pair" || p->inputs == "recurrent" ?
-               p->inputs.c_str() :
-               (p->inputs.substr(0, p->inputs.find(' ')) + ":" +
-                std::to_string(inputs_frames(p->inputs))).c_str(), inputs_text(given).c_str());
+               inputs_option(p->inputs).c_str(), inputs_text(given).c_str());
         return AVERROR(EINVAL);
     }
-    if (given == "pair" && p->t != (ctx->t_plane ? "plane" : "0-d")) {
+    if (given.layout == DNN_FRAMES_PAIR && p->t != (ctx->t_plane ? "plane" : "0-d")) {
         av_log(ctx, AV_LOG_ERROR, "The .pt2 package takes t as a %s: set t_plane=%d\n",
                p->t == "plane" ? "1x1xHxW plane" : "0-D tensor", p->t == "plane");
         return AVERROR(EINVAL);
     }
-    if (given == "pair" && (p->batch > 1) != (ctx->batch > 1)) {
+    if (given.layout == DNN_FRAMES_PAIR && (p->batch > 1) != (ctx->batch > 1)) {
         if (p->batch > 1)
             av_log(ctx, AV_LOG_ERROR, "The .pt2 package takes a batch of up to %" PRId64 " times "
                    "(tools/dnn-torch-export.py --batch %" PRId64 "): set batch\n", p->batch, p->batch);
@@ -687,7 +721,7 @@ static int check_signature(const THPackage *p, DNNFunctionType func_type, DnnCon
                    "package exported with --batch %d\n", ctx->batch, ctx->batch);
         return AVERROR(EINVAL);
     }
-    if (given == "pair" && ctx->batch > p->batch) {
+    if (given.layout == DNN_FRAMES_PAIR && ctx->batch > p->batch) {
         av_log(ctx, AV_LOG_ERROR, "The .pt2 package takes a batch of up to %" PRId64 " times "
                "(tools/dnn-torch-export.py --batch %" PRId64 "); batch=%d asks for more\n",
                p->batch, p->batch, ctx->batch);
@@ -696,7 +730,7 @@ static int check_signature(const THPackage *p, DNNFunctionType func_type, DnnCon
     if (sigma != p->sigma) {
         av_log(ctx, AV_LOG_ERROR, "The .pt2 package takes %s after %s; sigma and "
                "sigma_plane give %s\n", sigma_text(p->sigma).c_str(),
-               given == "recurrent" ? "the frame and its state" : "the frames",
+               given.layout == DNN_FRAMES_RECURRENT ? "the frame and its state" : "the frames",
                sigma_text(sigma).c_str());
         return AVERROR(EINVAL);
     }

@@ -311,6 +311,11 @@ fate-dnn-torch-error-backend-not-built: CMD = $(DNN_TORCH_CHECK) error $(TARGET_
     -f lavfi -i testsrc2=s=64x48:r=25,format=rgb24 -frames:v 2 \
     -vf dnn_processing=dnn_backend=1:model=$(DNN_TORCH_DIR)/identity.pt -f null -
 endif
+# The words of a model's inputs (ffmpeg_dnn_inputs): the backend's table, the
+# export tool's --inputs and metadata, and the bare bench agree
+FATE_DNN_TORCH += fate-dnn-torch-signatures
+fate-dnn-torch-signatures: CMD = $(TORCH_PYTHON) $(SRC_PATH)/tests/dnn/check-signatures.py $(SRC_PATH)
+
 # model_sha256: the file's hash, checked before it is loaded
 FATE_DNN_TORCH += fate-dnn-torch-sha256-match
 fate-dnn-torch-sha256-match: CMD = framecrc -f lavfi -i testsrc2=s=320x240:r=25,format=rgb24 -frames:v 5 \
