@@ -25,6 +25,7 @@
 
 #include "libavutil/common.h"
 #include "libavutil/error.h"
+#include "libavutil/log.h"
 #include "dnn_window.h"
 
 void ff_dnn_window_init(DNNWindow *window, int size)
@@ -93,4 +94,76 @@ void ff_dnn_window_uninit(DNNWindow *window)
     for (int i = 0; i < window->nb_frames; i++)
         av_frame_free(&window->frames[i]);
     window->nb_frames = 0;
+}
+
+int ff_dnn_window_check_options(void *log_ctx, DnnContext *dnnctx, int recurrent, float scene)
+{
+    if (scene > 0 && !recurrent) {
+        av_log(log_ctx, AV_LOG_ERROR, "scene is where a recurrent model starts again: it needs recurrent=1\n");
+        return AVERROR(EINVAL);
+    }
+    if (recurrent && dnnctx->nb_frames != 1) {
+        av_log(log_ctx, AV_LOG_ERROR, "A recurrent model takes one frame and its state: frames=1\n");
+        return AVERROR(EINVAL);
+    }
+    // an option that would change nothing is a mistake to report
+    if (dnnctx->sigma_plane >= 0 && dnnctx->sigma == -1) {
+        av_log(log_ctx, AV_LOG_ERROR, "sigma_plane is set but sigma is not: give sigma, or leave sigma_plane out\n");
+        return AVERROR(EINVAL);
+    }
+    if (recurrent)
+        dnnctx->frames_layout = DNN_FRAMES_RECURRENT;
+    else if (dnnctx->nb_frames == 1 && dnnctx->sigma == -1 &&
+             dnnctx->frames_layout == DNN_FRAMES_STACKED) // the frame as it is
+        return 0;
+    // a window of frames, or an input after the frame
+    if (!(dnnctx->nb_frames & 1)) {
+        av_log(log_ctx, AV_LOG_ERROR, "frames=%d: the output is the centre frame of the window, "
+               "so the window has an odd number of frames\n", dnnctx->nb_frames);
+        return AVERROR(EINVAL);
+    }
+    if (dnnctx->sigma < 0 && dnnctx->sigma != -1) {
+        av_log(log_ctx, AV_LOG_ERROR, "sigma=%g: a value >= 0, or -1 for none\n", dnnctx->sigma);
+        return AVERROR(EINVAL);
+    }
+    if (dnnctx->backend_type != DNN_TH) {
+        av_log(log_ctx, AV_LOG_ERROR, "frames, sigma and recurrent need dnn_backend=torch\n");
+        return AVERROR(EINVAL);
+    }
+    return 1;
+}
+
+/** Run each window that is complete (eof: the edge replicated for the last). */
+static int run_complete_windows(DNNWindow *window, int eof, DNNWindowRunFunc run, void *opaque)
+{
+    AVFrame *frames[DNN_FRAMES_MAX], *centre;
+    int64_t ids[DNN_FRAMES_MAX];
+    int ret;
+
+    while (ff_dnn_window_next(window, eof, frames, ids, &centre)) {
+        AVFrame *centre_ref = av_frame_clone(centre);
+        if (!centre_ref)
+            return AVERROR(ENOMEM);
+        ret = run(opaque, centre_ref, frames, ids);
+        if (ret < 0)
+            return ret;
+        ff_dnn_window_advance(window);
+    }
+    return 0;
+}
+
+int ff_dnn_window_feed(DNNWindow *window, AVFrame *frame, DNNWindowRunFunc run, void *opaque)
+{
+    int ret;
+
+    if (frame && ff_dnn_window_jumps_back(window, frame)) {
+        if ((ret = run_complete_windows(window, 1, run, opaque)) < 0) {
+            av_frame_free(&frame);
+            return ret;
+        }
+        ff_dnn_window_restart(window);
+    }
+    if (frame && (ret = ff_dnn_window_push(window, frame)) < 0)
+        return ret;
+    return run_complete_windows(window, !frame, run, opaque);
 }

@@ -77,4 +77,32 @@ void ff_dnn_window_restart(DNNWindow *window);
 
 void ff_dnn_window_uninit(DNNWindow *window);
 
+/**
+ * Check a filter's options of a model of several frames (frames, window,
+ * sigma, sigma_plane, and recurrent and scene, dnn_processing's own),
+ * logging any mistake to log_ctx; recurrent sets dnnctx's frames_layout.
+ *
+ * @return 1 for a model of several frames (a window, a state or an input
+ *         after the frame: DFT_PROCESS_FRAMES), 0 for the frame as it is,
+ *         or a negative AVERROR
+ */
+int ff_dnn_window_check_options(void *log_ctx, DnnContext *dnnctx, int recurrent, float scene);
+
+/**
+ * Run the model on one window: centre, a reference of the callee's own to
+ * the window's centre frame (the window keeps its own), frames and ids the
+ * window's frames and their ids.
+ */
+typedef int (*DNNWindowRunFunc)(void *opaque, AVFrame *centre, AVFrame *const *frames,
+                                const int64_t *ids);
+
+/**
+ * Add frame to the window (NULL: the stream has ended, the edge replicated
+ * for the last windows) and call run on each window that is complete.  A
+ * frame whose timestamp goes back (a seek) first ends the windows before
+ * as at the end of the stream, and the window starts again from it.  The
+ * window owns frame from here, on every path.
+ */
+int ff_dnn_window_feed(DNNWindow *window, AVFrame *frame, DNNWindowRunFunc run, void *opaque);
+
 #endif /* AVFILTER_DNN_WINDOW_H */

@@ -255,7 +255,7 @@ static int frame_to_tensor(DNNCudaFrames *cf, const AVFrame *frame, torch::Tenso
     ret = describe_tensor(*input, &desc);
     if (ret < 0)
         return ret;
-    return ff_dnn_cuda_frame_to_tensor(cf, frame, &desc, ctx);
+    return ff_dnn_cuda_frame_to_tensor(cf, frame, &pic, &desc, ctx);
 }
 
 int th_cuda_read_input(DNNCudaFrames *cf, const AVFrame *frame, torch::Tensor *input,

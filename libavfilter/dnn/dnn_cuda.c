@@ -210,15 +210,14 @@ static int frame_matrix(DNNCudaFrames *cf, const AVFrame *frame, DNNColorMatrix 
     return ret;
 }
 
-int ff_dnn_cuda_frame_to_tensor(DNNCudaFrames *cf, const AVFrame *frame,
+int ff_dnn_cuda_frame_to_tensor(DNNCudaFrames *cf, const AVFrame *frame, const DNNColorPlanes *pic,
                                 const DNNColorTensor *t, void *log_ctx)
 {
-    DNNColorConvert params = { .layout = cf->layout, .tensor = *t };
+    DNNColorConvert params = { .layout = cf->layout, .frame = *pic, .tensor = *t };
     int ret = frame_matrix(cf, frame, &params.matrix, log_ctx);
 
     if (ret < 0)
         return ret;
-    ff_dnn_color_planes(frame, &cf->layout, &params.frame);
     return launch(cf, cf->frame_to_tensor, &params, params.frame.width, params.frame.height,
                   log_ctx);
 }

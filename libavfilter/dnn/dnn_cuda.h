@@ -74,10 +74,11 @@ int ff_dnn_cuda_pop(const DNNCudaFrames *cf, void *log_ctx);
 int ff_dnn_cuda_check_stream(const DNNCudaFrames *cf, int wait, void *log_ctx);
 
 /**
- * Convert the visible picture of frame into tensor t, which has its size:
- * one kernel, queued on the frames' stream.  Call with the context pushed.
+ * Convert the visible picture of frame, whose planes are pic
+ * (ff_dnn_color_planes(), which sized t), into tensor t: one kernel, queued
+ * on the frames' stream.  Call with the context pushed.
  */
-int ff_dnn_cuda_frame_to_tensor(DNNCudaFrames *cf, const AVFrame *frame,
+int ff_dnn_cuda_frame_to_tensor(DNNCudaFrames *cf, const AVFrame *frame, const DNNColorPlanes *pic,
                                 const DNNColorTensor *t, void *log_ctx);
 
 /**

@@ -24,6 +24,7 @@ TORCH-MODULE-OBJS-$(CONFIG_LIBTORCH) += dnn/dnn_backend_torch.o              \
                                         dnn/dnn_backend_torch_archive.o      \
                                         dnn/dnn_backend_torch_aoti.o         \
                                         dnn/dnn_backend_torch_color.o        \
+                                        dnn/dnn_backend_torch_io.o           \
                                         dnn/dnn_backend_torch_temporal.o     \
                                         dnn/dnn_backend_torch_graph.o        \
                                         dnn/dnn_backend_torch_entry.o

@@ -188,9 +188,10 @@ fate-dnn-torch-api-error-async: CMD = timeout -s KILL 120 $(TARGET_PATH)/$(DNN_T
 # own (tests/dnn/torch-module-check.sh): a module of another revision, of
 # this version and configuration (tests/dnn/module-stale.c), is refused,
 # naming its layout and ours; a module only on LD_LIBRARY_PATH is not loaded.
+# (config.h: the configuration it must share, made again by a new configure)
 DNN_TORCH_MODULE_STALE = $(DNN_TORCH_DATA)/module-stale$(SLIBSUF)
 $(DNN_TORCH_MODULE_STALE): $(SRC_PATH)/tests/dnn/module-stale.c $(SRC_PATH)/libavfilter/dnn/dnn_backend_torch_entry.c \
-                           $(SRC_PATH)/libavfilter/dnn/torch_module.ver $(TORCH_MODULE_LAYOUT_H) | $(DNN_TORCH_STAMP)
+                           $(SRC_PATH)/libavfilter/dnn/torch_module.ver $(TORCH_MODULE_LAYOUT_H) config.h | $(DNN_TORCH_STAMP)
 	$(CC) $(CPPFLAGS) -DHAVE_AV_CONFIG_H $(CFLAGS) -fPIC -shared \
 	    -Wl,--version-script,$(SRC_PATH)/libavfilter/dnn/torch_module.ver -o $@ $<
 DNN_TORCH_MODULE_CHECK = $(SRC_PATH)/tests/dnn/torch-module-check.sh
