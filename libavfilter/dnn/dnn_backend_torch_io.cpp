@@ -69,8 +69,9 @@ static int read_host_frame(const THFrameIO *io, const AVFrame *frame, int conver
     input.dims[1]  = io->channels;
     input.dims[2]  = frame->height;
     input.dims[3]  = frame->width;
-    // zeroed: the dry run has no frame data
-    input.data = av_calloc(size, sizeof(float));
+    // the dry run has no frame data: zeros, not uninitialized memory; a
+    // frame is converted into every element, so it needs no clearing
+    input.data = convert ? av_malloc_array(size, sizeof(float)) : av_calloc(size, sizeof(float));
     if (!input.data)
         return AVERROR(ENOMEM);
     if (convert && io->path == TH_FRAME_PATH_COLOR)
