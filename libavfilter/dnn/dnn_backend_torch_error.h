@@ -27,7 +27,10 @@
 #ifndef AVFILTER_DNN_DNN_BACKEND_TORCH_ERROR_H
 #define AVFILTER_DNN_DNN_BACKEND_TORCH_ERROR_H
 
+#include <algorithm>
 #include <exception>
+#include <string>
+#include <c10/util/Exception.h>
 
 extern "C" {
 #include "libavutil/error.h"
@@ -35,10 +38,31 @@ extern "C" {
 }
 
 /**
- * Log a LibTorch exception as "what: message" (dnn_backend_torch.cpp):
- * TorchScript's traceback at debug level, its last line as the error.
+ * LibTorch reports failures as exceptions; FFmpeg wants a log line and an
+ * error code.  Log e as "what: message".  TorchScript errors carry the
+ * interpreter's traceback, whose last line is the error itself: log that,
+ * and the whole text at debug level.
  */
-void th_log_exception(void *log_ctx, const char *what, const std::exception &e);
+inline void th_log_exception(void *log_ctx, const char *what, const std::exception &e)
+{
+    const c10::Error *c10_error = dynamic_cast<const c10::Error *>(&e);
+    std::string text = c10_error ? c10_error->what_without_backtrace() : e.what();
+    size_t end = text.find_last_not_of(" \t\r\n");
+    size_t begin, cuda_error;
+    std::string shown;
+
+    text.erase(end == std::string::npos ? 0 : end + 1);
+    // LibTorch's CUDA errors put the error first and advice after it, also
+    // at the end of a TorchScript traceback: the error's line is the one
+    shown = text;
+    cuda_error = shown.find("CUDA error:");
+    if (cuda_error != std::string::npos)
+        shown.erase(std::min(shown.find('\n', cuda_error), shown.size()));
+    begin = shown.find_last_of('\n');
+    av_log(log_ctx, AV_LOG_ERROR, "%s: %s\n", what,
+           shown.c_str() + (begin == std::string::npos ? 0 : begin + 1));
+    av_log(log_ctx, AV_LOG_DEBUG, "%s\n", text.c_str());
+}
 
 /**
  * The C boundary: an exception that escapes into C terminates the process.

@@ -27,6 +27,7 @@
 #include "dnn_backend_torch_temporal.h"
 #include "dnn_backend_torch_error.h"
 #include "dnn_backend_torch_graph.h"
+#include "dnn_backend_torch_output.h"
 #include "dnn_backend_torch_package.h"
 #include "dnn_backend_torch_precision.h"
 
@@ -34,8 +35,11 @@
 #include <cstdio>
 
 extern "C" {
-#include "libavutil/log.h"
+#include "libavutil/dict.h"
 #include "libavutil/error.h"
+#include "libavutil/frame.h"
+#include "libavutil/log.h"
+#include "libavutil/macros.h"
 }
 
 torch::Tensor THFrameCache::find(int64_t id) const
@@ -318,4 +322,127 @@ int th_frames_forward(torch::jit::Module *model, THPackage *package,
     }
     *output = result.toTensor();
     return th_defined_output(*output, log_ctx);
+}
+
+int th_frames_check_options(const DnnContext *ctx)
+{
+    if (ctx->nb_frames < 1 || ctx->nb_frames > DNN_FRAMES_MAX ||
+        (ctx->frames_layout == DNN_FRAMES_PAIR && ctx->nb_frames != 2) ||
+        (ctx->frames_layout == DNN_FRAMES_RECURRENT && ctx->nb_frames != 1)) {
+        av_log((void *)ctx, AV_LOG_ERROR, "%d frames are no input of a model\n", ctx->nb_frames);
+        return AVERROR(EINVAL);
+    }
+    return 0;
+}
+
+void th_frames_task_dry_run(THFramesTask *task)
+{
+    for (int i = 0; i < DNN_FRAMES_MAX; i++) {
+        task->frames[i] = NULL;
+        task->ids[i] = -1;
+    }
+    task->t = 0.5f;
+}
+
+int th_frames_task_fill(THFramesTask *task, const DNNExecFramesParams *params, const DnnContext *ctx)
+{
+    void *log_ctx = (void *)ctx;
+
+    for (int i = 0; i < ctx->nb_frames; i++) {
+        if (!params->frames || !params->frames[i]) {
+            av_log(log_ctx, AV_LOG_ERROR, "frame %d of %d is NULL\n", i, ctx->nb_frames);
+            return AVERROR(EINVAL);
+        }
+        task->frames[i] = params->frames[i];
+        task->ids[i] = params->ids ? params->ids[i] : -1;
+    }
+    task->t = params->t;
+    task->scene = params->scene;
+    task->reset = params->reset;
+    task->nb_times = 0;
+    if (params->nb_times <= 0)
+        return 0;
+    if (ctx->frames_layout != DNN_FRAMES_PAIR || params->nb_times > FFMAX(ctx->batch, 1) ||
+        params->nb_times > DNN_TIMES_MAX || !params->times || !params->out_frames) {
+        av_log(log_ctx, AV_LOG_ERROR, "%d output times of one run: the model makes at most "
+               "%d\n", params->nb_times, FFMAX(ctx->batch, 1));
+        return AVERROR(EINVAL);
+    }
+    task->nb_times = params->nb_times;
+    for (int i = 0; i < task->nb_times; i++) {
+        task->times[i] = params->times[i];
+        task->out_frames[i] = params->out_frames[i];
+    }
+    return 0;
+}
+
+int th_frames_task_images(const THFramesTask *task)
+{
+    return FFMAX(task->nb_times, 1);
+}
+
+AVFrame *th_frames_task_output(const THFramesTask *task, int i, AVFrame *out_frame)
+{
+    return task->nb_times > 0 ? task->out_frames[i] : out_frame;
+}
+
+void th_frames_task_describe(const THFramesTask *task, const DnnContext *ctx, int64_t pts,
+                             THOutputFrame *frames)
+{
+    // a pair's images are at their times after its first frame
+    for (int i = 0; i < th_frames_task_images(task); i++) {
+        frames[i].pts = pts;
+        frames[i].t   = task->nb_times > 0 ? task->times[i] :
+                        ctx->frames_layout == DNN_FRAMES_PAIR ? task->t : -1;
+    }
+}
+
+int th_frames_task_read(const THFramesTask *task, AVFrame *in_frame, THFrameCache *cache,
+                        const THFrameReader &read, std::vector<torch::Tensor> *tensors,
+                        const DnnContext *ctx)
+{
+    int nb_frames = ctx->nb_frames;
+
+    tensors->resize(nb_frames);
+    for (int i = 0; i < nb_frames; i++) {
+        torch::Tensor *tensor = &(*tensors)[i];
+        int ret;
+
+        // converted the first time its id is seen, then kept while later inputs use it
+        *tensor = cache->find(task->ids[i]);
+        if (tensor->defined())
+            continue;
+        ret = read(task->frames[i] ? task->frames[i] : in_frame, tensor);
+        if (ret < 0)
+            return ret;
+        cache->store(task->ids[i], *tensor);
+    }
+    cache->retain(task->ids, nb_frames);
+    return 0;
+}
+
+int th_frames_task_run(const THFramesTask *task, AVFrame *out_frame, torch::jit::Module *model,
+                       THPackage *package, const std::vector<torch::Tensor> &frames,
+                       THFrameCache *cache, torch::Tensor *output, DnnContext *ctx)
+{
+    // a pair's times (one, unless batch): t is the first
+    THFramesInput how = th_frames_input(ctx, task->nb_times > 0 ? task->times[0] : task->t,
+                                        task->scene, task->reset, task->ids[0]);
+    float score;
+    int ret;
+
+    if (task->nb_times > 0) {
+        how.nb_times = task->nb_times;
+        std::copy(task->times, task->times + task->nb_times, how.times);
+    }
+    ret = th_frames_forward(model, package, frames, how, cache, output, &score, ctx);
+    for (int i = 0; ret >= 0 && score >= 0 && i < th_frames_task_images(task); i++) {
+        AVFrame *out = th_frames_task_output(task, i, out_frame);
+        // the score is what tells dnn_interpolate of a cut: never lost
+        if (out)
+            ret = av_dict_set(&out->metadata, ctx->frames_layout == DNN_FRAMES_PAIR ?
+                              "lavfi.dnn_interpolate.scene_score" : "lavfi.dnn_processing.scene_score",
+                              th_scene_score_text(score).c_str(), 0);
+    }
+    return ret;
 }

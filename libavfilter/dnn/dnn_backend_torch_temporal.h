@@ -31,6 +31,7 @@
 #ifndef AVFILTER_DNN_DNN_BACKEND_TORCH_TEMPORAL_H
 #define AVFILTER_DNN_DNN_BACKEND_TORCH_TEMPORAL_H
 
+#include <functional>
 #include <string>
 #include <vector>
 #include <torch/torch.h>
@@ -42,6 +43,7 @@ extern "C" {
 
 class THPackage;
 struct THGraph;
+struct THOutputFrame;
 
 /**
  * What a model of several frames keeps from one input to the next: the
@@ -113,5 +115,61 @@ int th_frames_forward(torch::jit::Module *model, THPackage *package,
  * backend did.
  */
 std::string th_scene_score_text(float score);
+
+/**
+ * What the filter asks of one run of a model of several frames
+ * (DNNExecFramesParams), kept in the backend's task until the run.  All
+ * zero but ids is a task of one frame (DFT_PROCESS_FRAME): one output.
+ */
+struct THFramesTask {
+    AVFrame *frames[DNN_FRAMES_MAX]; ///< NULL: the task's in_frame (the dry run of get_output)
+    int64_t ids[DNN_FRAMES_MAX];     ///< < 0: a frame kept by no id (the dry run)
+    float t, scene;
+    int reset;
+    int nb_times;                    ///< > 0: a pair's output times of one run
+    float times[DNN_TIMES_MAX];
+    /// out_frames[0] is the task's out_frame, the others the filter's, written in place
+    AVFrame *out_frames[DNN_TIMES_MAX];
+};
+
+/** At load: whether ctx's frames (nb_frames, frames_layout) are a model's input.  0 or AVERROR(EINVAL), logged. */
+int th_frames_check_options(const DnnContext *ctx);
+
+/** The dry run of get_output: the trial frame as each frame, at t = 0.5. */
+void th_frames_task_dry_run(THFramesTask *task);
+
+/** params into task, checked against ctx (batch).  0 or AVERROR(EINVAL), logged. */
+int th_frames_task_fill(THFramesTask *task, const DNNExecFramesParams *params, const DnnContext *ctx);
+
+/** The images a run of task makes: one, or one per output time. */
+int th_frames_task_images(const THFramesTask *task);
+
+/** The frame image i goes to: out_frame, or the output time's. */
+AVFrame *th_frames_task_output(const THFramesTask *task, int i, AVFrame *out_frame);
+
+/** Which frames the images are, for the NaN and infinity report: a pair's at their times. */
+void th_frames_task_describe(const THFramesTask *task, const DnnContext *ctx, int64_t pts,
+                             THOutputFrame *frames);
+
+/** One frame as the model takes it (the backend's frame I/O, device and precision). */
+typedef std::function<int(AVFrame *frame, torch::Tensor *tensor)> THFrameReader;
+
+/**
+ * The tensors of task's frames (in_frame where it names none): a frame seen
+ * before from cache, the others read and kept; the cache keeps these only.
+ * 0 or an AVERROR, logged.
+ */
+int th_frames_task_read(const THFramesTask *task, AVFrame *in_frame, THFrameCache *cache,
+                        const THFrameReader &read, std::vector<torch::Tensor> *tensors,
+                        const DnnContext *ctx);
+
+/**
+ * One run of task's frames (th_frames_forward), its scene score set on each
+ * output frame's metadata, which is how dnn_interpolate learns of a cut.
+ * 0 or an AVERROR, logged.
+ */
+int th_frames_task_run(const THFramesTask *task, AVFrame *out_frame, torch::jit::Module *model,
+                       THPackage *package, const std::vector<torch::Tensor> &frames,
+                       THFrameCache *cache, torch::Tensor *output, DnnContext *ctx);
 
 #endif /* AVFILTER_DNN_DNN_BACKEND_TORCH_TEMPORAL_H */
