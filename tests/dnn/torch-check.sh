@@ -97,7 +97,7 @@
 #       run ffmpeg, whose filter graph ends in showinfo, and print the size,
 #       sample aspect ratio and side data (their kinds) of the first frame
 #   torch-check.sh gpu-memory FFMPEG MAX_GROWTH_MIB ARGS...
-#       run ffmpeg while sampling the GPU's used memory (nvidia-smi); print
+#       run ffmpeg while sampling its used GPU memory (nvidia-smi); print
 #       whether it grew by at most MAX_GROWTH_MIB from the second quarter of
 #       the run to the last (the peak goes to stderr)
 set -u
@@ -450,7 +450,9 @@ gpu-memory)
     pid=$!
     : >"$samples"
     while kill -0 $pid 2>/dev/null; do
-        nvidia-smi --query-gpu=memory.used --format=csv,noheader,nounits -i 0 >>"$samples" 2>/dev/null
+        # this process's memory, not the GPU's: other tests may run beside it
+        nvidia-smi --query-compute-apps=pid,used_memory --format=csv,noheader,nounits -i 0 2>/dev/null |
+            awk -F', *' -v pid=$pid '$1 == pid { print $2 }' >>"$samples"
         sleep 0.05
     done
     wait $pid
