@@ -33,6 +33,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <string>
 
 extern "C" {
 #include "libavutil/dict.h"
@@ -70,21 +71,29 @@ void THFrameCache::retain(const int64_t *ids, int nb)
                                  }), entries.end());
 }
 
-THFramesInput th_frames_input(const DnnContext *ctx, float t, float scene, int reset, int64_t id)
+/**
+ * How task's frames are given to the model: a pair's times (one, unless
+ * batch: t is the first); the first frame's id < 0 (the dry run) changes
+ * no state.
+ */
+static THFramesInput th_frames_input(const DnnContext *ctx, const THFramesTask *task)
 {
     THFramesInput how;
 
     how.layout      = (DNNFramesLayout)ctx->frames_layout;
-    how.t           = t;
+    how.t           = task->nb_times > 0 ? task->times[0] : task->t;
     how.t_plane     = ctx->t_plane;
     how.batched     = ctx->frames_layout == DNN_FRAMES_PAIR && ctx->batch > 1;
-    how.nb_times    = 1;
-    how.times[0]    = t;
-    how.scene       = scene;
+    how.nb_times    = FFMAX(task->nb_times, 1);
+    if (task->nb_times > 0)
+        std::copy(task->times, task->times + task->nb_times, how.times);
+    else
+        how.times[0] = how.t;
+    how.scene       = task->scene;
     how.sigma       = ctx->sigma;
     how.sigma_plane = ctx->sigma_plane;
-    how.reset       = reset;
-    how.keep_state  = id >= 0;
+    how.reset       = task->reset;
+    how.keep_state  = task->ids[0] >= 0;
     return how;
 }
 
@@ -145,7 +154,12 @@ static void th_log_frames_given(const std::vector<torch::jit::IValue> &inputs,
            shapes.c_str());
 }
 
-std::string th_scene_score_text(float score)
+/**
+ * A scene score as metadata text: the float exactly (it reads back as the
+ * same value), so that a filter compares it with its threshold as the
+ * backend did.
+ */
+static std::string th_scene_score_text(float score)
 {
     char text[32];
     // 9 significant digits: enough for any float to read back unchanged
@@ -232,9 +246,25 @@ static int th_package_forward(THPackage *package, const std::vector<torch::jit::
     return ret;
 }
 
-int th_frames_forward(torch::jit::Module *model, THPackage *package,
-                      const std::vector<torch::Tensor> &frames, const THFramesInput &how,
-                      THFrameCache *cache, torch::Tensor *output, float *score, DnnContext *ctx)
+/**
+ * The model's forward() of frames into *output (the .pt2 package's when
+ * package is not NULL, else the TorchScript model's), as how says:
+ * forward(earlier, later, t[, sigma]) for a pair (batched: the pair
+ * repeated N times and t of shape [N, 1, 1, 1] or N x 1 x H x W, one
+ * output image per time), forward(window[, sigma])
+ * with the window 1 x N*C x H x W (stacked) or 1 x N x C x H x W
+ * (sequence), forward(frame, state[, sigma]) -> (frame, state) for a
+ * recurrent model, its state None at first and after a reset.  t and sigma
+ * are 0-D tensors or 1x1xHxW planes of the frames' dtype on their device.
+ * With scene > 0, the mean absolute difference of the two frames (of a
+ * pair; of this frame and the previous one of a recurrent model) is
+ * computed first (*score): above scene, a pair gives no image (*output
+ * undefined: the caller writes no frame) without running the model, and a
+ * recurrent model starts again.
+ */
+static int th_frames_forward(torch::jit::Module *model, THPackage *package,
+                             const std::vector<torch::Tensor> &frames, const THFramesInput &how,
+                             THFrameCache *cache, torch::Tensor *output, float *score, DnnContext *ctx)
 {
     void *log_ctx = ctx;
     std::vector<torch::jit::IValue> inputs;
@@ -425,17 +455,10 @@ int th_frames_task_run(const THFramesTask *task, AVFrame *out_frame, torch::jit:
                        THPackage *package, const std::vector<torch::Tensor> &frames,
                        THFrameCache *cache, torch::Tensor *output, DnnContext *ctx)
 {
-    // a pair's times (one, unless batch): t is the first
-    THFramesInput how = th_frames_input(ctx, task->nb_times > 0 ? task->times[0] : task->t,
-                                        task->scene, task->reset, task->ids[0]);
     float score;
-    int ret;
+    int ret = th_frames_forward(model, package, frames, th_frames_input(ctx, task), cache, output,
+                                &score, ctx);
 
-    if (task->nb_times > 0) {
-        how.nb_times = task->nb_times;
-        std::copy(task->times, task->times + task->nb_times, how.times);
-    }
-    ret = th_frames_forward(model, package, frames, how, cache, output, &score, ctx);
     for (int i = 0; ret >= 0 && score >= 0 && i < th_frames_task_images(task); i++) {
         AVFrame *out = th_frames_task_output(task, i, out_frame);
         // the score is what tells dnn_interpolate of a cut: never lost

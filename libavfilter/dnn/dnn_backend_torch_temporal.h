@@ -32,7 +32,6 @@
 #define AVFILTER_DNN_DNN_BACKEND_TORCH_TEMPORAL_H
 
 #include <functional>
-#include <string>
 #include <vector>
 #include <torch/torch.h>
 #include <torch/script.h>
@@ -86,40 +85,10 @@ struct THFramesInput {
     bool sigma_plane;
 };
 
-/** id: of the first frame (-1: the dry run, which changes no state); times[0] = t. */
-THFramesInput th_frames_input(const DnnContext *ctx, float t, float scene, int reset, int64_t id);
-
-/**
- * The model's forward() of frames into *output (the .pt2 package's when
- * package is not NULL, else the TorchScript model's), as how says:
- * forward(earlier, later, t[, sigma]) for a pair (batched: the pair
- * repeated N times and t of shape [N, 1, 1, 1] or N x 1 x H x W, one
- * output image per time), forward(window[, sigma])
- * with the window 1 x N*C x H x W (stacked) or 1 x N x C x H x W
- * (sequence), forward(frame, state[, sigma]) -> (frame, state) for a
- * recurrent model, its state None at first and after a reset.  t and sigma
- * are 0-D tensors or 1x1xHxW planes of the frames' dtype on their device.
- * With scene > 0, the mean absolute difference of the two frames (of a
- * pair; of this frame and the previous one of a recurrent model) is
- * computed first (*score): above scene, a pair gives no image (*output
- * undefined: the caller writes no frame) without running the model, and a
- * recurrent model starts again.
- */
-int th_frames_forward(torch::jit::Module *model, THPackage *package,
-                      const std::vector<torch::Tensor> &frames, const THFramesInput &how,
-                      THFrameCache *cache, torch::Tensor *output, float *score, DnnContext *ctx);
-
-/**
- * A scene score as metadata text: the float exactly (it reads back as the
- * same value), so that a filter compares it with its threshold as the
- * backend did.
- */
-std::string th_scene_score_text(float score);
-
 /**
  * What the filter asks of one run of a model of several frames
- * (DNNExecFramesParams), kept in the backend's task until the run.  All
- * zero but ids is a task of one frame (DFT_PROCESS_FRAME): one output.
+ * (DNNExecFramesParams), kept in the backend's task until the run.  A task
+ * of one frame (DFT_PROCESS_FRAME) sets nb_times to 0 only: one output.
  */
 struct THFramesTask {
     AVFrame *frames[DNN_FRAMES_MAX]; ///< NULL: the task's in_frame (the dry run of get_output)
@@ -164,7 +133,7 @@ int th_frames_task_read(const THFramesTask *task, AVFrame *in_frame, THFrameCach
                         const DnnContext *ctx);
 
 /**
- * One run of task's frames (th_frames_forward), its scene score set on each
+ * One run of task's frames, its scene score set on each
  * output frame's metadata, which is how dnn_interpolate learns of a cut.
  * 0 or an AVERROR, logged.
  */
