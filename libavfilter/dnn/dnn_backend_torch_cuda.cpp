@@ -18,9 +18,10 @@
  * Foundation, Inc., 51 Franklin Street, Fifth Floor, Boston, MA 02110-1301 USA
  */
 
-#include <map>
-#include <mutex>
+#include <shared_mutex>
+#include <thread>
 #include <ATen/cuda/CUDAContextLight.h>
+#include <ATen/cuda/MemPool.h>
 #include <c10/cuda/CUDACachingAllocator.h>
 #include <c10/cuda/CUDAStream.h>
 #include <torch/cuda.h>
@@ -33,7 +34,65 @@ extern "C" {
 #include "dnn_color_frame.h"
 }
 
-THCudaSection::THCudaSection(const DNNCudaFrames *cf, void *log_ctx) noexcept
+/*
+ * LibTorch's caching allocator is per GPU, not per CUDA context, and its
+ * cache is emptied for all its users at once.  Each model allocates from a
+ * pool of its own in it instead: what its sections ask for on the frames'
+ * stream from their thread.  The pool's blocks are then all of the frames'
+ * context, never given to a model on another context of the same GPU, and
+ * the model's release empties this pool alone, before the context may go;
+ * the cache of everyone else, on this GPU or any other, is left as it is.
+ */
+
+/** A model's pool: an id of LibTorch's caching allocator on one GPU. */
+struct THCudaPool {
+    c10::DeviceIndex device;
+    c10::MempoolId_t id;
+};
+
+/** The pool this thread's sections allocate from: a section in another of
+ * the same model adds nothing (a pool can be routed to once at a time). */
+static thread_local THCudaPool *routed_pool;
+
+/**
+ * LibTorch empties a pool only while no allocation is routed to any pool
+ * (it asserts so): a section that routes holds this lock shared, emptying
+ * a pool holds it alone, so models on other threads wait for each other.
+ */
+static std::shared_mutex routing_lock;
+
+void th_cuda_empty_pool(c10::MempoolId_t pool) noexcept
+{
+    if (routed_pool)
+        return; // never inside a section that routes: it holds the lock
+    try {
+        std::unique_lock<std::shared_mutex> alone(routing_lock);
+        c10::cuda::CUDACachingAllocator::emptyCache(pool);
+    } catch (...) {
+        // a capture of the application's under way: the blocks stay cached
+    }
+}
+
+static void route_to_pool(THCudaPool *pool, const DNNCudaFrames *cf)
+{
+    cudaStream_t frames_stream = (cudaStream_t)cf->stream;
+    std::thread::id thread = std::this_thread::get_id();
+
+    // a CUDA graph's capture, on a stream of its own, keeps its own pool
+    c10::cuda::CUDACachingAllocator::beginAllocateToPool(pool->device, pool->id,
+        [frames_stream, thread](cudaStream_t stream) {
+            return stream == frames_stream && std::this_thread::get_id() == thread;
+        });
+}
+
+static void unroute(THCudaPool *pool)
+{
+    c10::cuda::CUDACachingAllocator::endAllocateToPool(pool->device, pool->id);
+    // the use that beginAllocateToPool counted
+    c10::cuda::CUDACachingAllocator::releasePool(pool->device, pool->id);
+}
+
+THCudaSection::THCudaSection(const DNNCudaFrames *cf, void *log_ctx, bool to_pool) noexcept
     : cf(cf), log_ctx(log_ctx)
 {
     err = ff_dnn_cuda_push(cf, log_ctx);
@@ -47,12 +106,27 @@ THCudaSection::THCudaSection(const DNNCudaFrames *cf, void *log_ctx) noexcept
         // (throws) when it cannot use the frames' GPU.
         stream_guard.emplace(c10::cuda::getStreamFromExternal((cudaStream_t)cf->stream,
                                                               cf->device_index));
+        auto *pool = (THCudaPool *)cf->memory_pool;
+        if (to_pool && pool && pool != routed_pool) {
+            if (!routed_pool) // one hold per thread: a writer may be waiting
+                routing.emplace(routing_lock);
+            route_to_pool(pool, cf);
+            outer_pool = routed_pool;
+            routed_pool = pool;
+            routed = true;
+        }
         return 0;
     });
 }
 
 THCudaSection::~THCudaSection()
 {
+    if (routed) {
+        th_catch_all(log_ctx, "Could not end the model's use of its memory pool",
+                     [&] { unroute(routed_pool); return 0; });
+        routed_pool = (THCudaPool *)outer_pool;
+    }
+    routing.reset();
     stream_guard.reset();
     if (pushed)
         ff_dnn_cuda_pop(cf, log_ctx);
@@ -73,7 +147,8 @@ int THCudaRequest::enter_to_free(const DNNCudaFrames *cf, void *log_ctx) noexcep
 {
     if (!cf->device_ref)
         return 0;
-    section.emplace(cf, log_ctx);
+    // freeing allocates nothing, and a CUDA graph empties its pool then
+    section.emplace(cf, log_ctx, false);
     return section->error();
 }
 
@@ -84,33 +159,6 @@ int th_cuda_flush(const DNNCudaFrames *cf, void *log_ctx) noexcept
     THCudaSection section(cf, log_ctx);
     int ret = section.error();
     return ret < 0 ? ret : ff_dnn_cuda_check_stream(cf, 1, log_ctx);
-}
-
-/*
- * LibTorch's caching allocator is per GPU, not per CUDA context: the blocks
- * it keeps were allocated in the context that was current, and die with it.
- * Count the models bound to each context, so that the last one empties the
- * cache before that context may go, and no other model's cache is dropped
- * while its context lives.
- */
-static std::mutex bound_contexts_lock;
-static std::map<void *, int> bound_contexts;
-
-static void count_bound_model(const DNNCudaFrames *cf)
-{
-    std::lock_guard<std::mutex> lock(bound_contexts_lock);
-    bound_contexts[cf->cuda_ctx]++;
-}
-
-/** Whether this was the last model bound to cf's context. */
-static bool uncount_bound_model(const DNNCudaFrames *cf)
-{
-    std::lock_guard<std::mutex> lock(bound_contexts_lock);
-    auto it = bound_contexts.find(cf->cuda_ctx);
-    if (it == bound_contexts.end() || --it->second > 0)
-        return false;
-    bound_contexts.erase(it);
-    return true;
 }
 
 static int check_frames_device(const DNNCudaFrames *cf, const c10::Device *device, DnnContext *ctx)
@@ -143,17 +191,63 @@ static int move_model(const DNNCudaFrames *cf, torch::jit::Module *model, THPack
 
     if (ret < 0)
         return ret;
-    // in the frames' context: the model's memory, a package's kernels too
+    // in the frames' context and the model's pool: the model's memory, a
+    // package's kernels too
     return th_place_on_device(model, package, device, 1, ctx);
 }
 
+/** The model's memory pool on the frames' GPU, in their context. */
+static int make_pool(DNNCudaFrames *cf, DnnContext *ctx)
+{
+    THCudaSection section(cf, ctx);
+    int ret = section.error();
+
+    if (ret < 0)
+        return ret;
+    auto pool = std::make_unique<THCudaPool>();
+    pool->device = (c10::DeviceIndex)cf->device_index;
+    pool->id     = at::cuda::MemPool::graph_pool_handle(true); // a user's pool, not a graph's
+    try {
+        c10::cuda::CUDACachingAllocator::createOrIncrefPool(pool->device, pool->id);
+    } catch (const std::exception &e) {
+        // another allocator (PYTORCH_CUDA_ALLOC_CONF's backend): its own cache
+        av_log(ctx, AV_LOG_VERBOSE, "LibTorch's CUDA allocator (%s) has no memory pools: "
+               "the model's memory stays in its cache\n",
+               c10::cuda::CUDACachingAllocator::name().c_str());
+        return 0;
+    }
+    cf->memory_pool = pool.release();
+    return 0;
+}
+
+/** Empty the model's pool and free it: its blocks go back to CUDA, no other's. */
+static void free_pool(DNNCudaFrames *cf, void *log_ctx)
+{
+    std::unique_ptr<THCudaPool> pool((THCudaPool *)cf->memory_pool);
+
+    if (!pool)
+        return;
+    cf->memory_pool = NULL;
+    THCudaSection section(cf, log_ctx, false);
+    if (section.error() >= 0)
+        th_catch_all(log_ctx, "Could not release the model's GPU memory", [&] {
+            // unused now: LibTorch frees the pool with its last block
+            c10::cuda::CUDACachingAllocator::releasePool(pool->device, pool->id);
+            th_cuda_empty_pool(pool->id);
+            return 0;
+        });
+}
+
 /** Check the frames' GPU, place the model there and say so. */
-static int place_on_frames_gpu(const DNNCudaFrames *cf, torch::jit::Module *model,
+static int place_on_frames_gpu(DNNCudaFrames *cf, torch::jit::Module *model,
                                THPackage *package, c10::Device *device, DnnContext *ctx)
 {
     c10::Device frames_device(c10::kCUDA, cf->device_index);
     int ret = check_frames_device(cf, device, ctx);
 
+    if (ret < 0)
+        return ret;
+    ret = make_pool(cf, ctx);
     if (ret < 0)
         return ret;
     ret = move_model(cf, model, package, frames_device, ctx);
@@ -184,10 +278,11 @@ int th_cuda_place_model(DNNCudaFrames *cf, AVFilterLink *inlink, torch::jit::Mod
                        [&] { return place_on_frames_gpu(cf, model, package, device, ctx); });
     if (ret < 0) {
         // unbound: teardown must not enter the frames' context for LibTorch
+        // (what a failed placement allocated went back to the pool)
+        free_pool(cf, ctx);
         ff_dnn_cuda_frames_uninit(cf);
         return ret;
     }
-    count_bound_model(cf);
     // the GPU runs behind the filter already: no worker thread, no requests
     av_log(ctx, AV_LOG_INFO, "CUDA frames: the model's work is queued on the frames' stream "
            "from the filter's thread (async and nireq apply to frames in system memory)\n");
@@ -197,11 +292,8 @@ int th_cuda_place_model(DNNCudaFrames *cf, AVFilterLink *inlink, torch::jit::Mod
 void th_cuda_release_model(DNNCudaFrames *cf, torch::jit::Module **model, THPackage **package,
                            void *log_ctx) noexcept
 {
-    bool last;
-
     if (!th_cuda_bound(cf))
         return;
-    last = uncount_bound_model(cf);
     {
         THCudaSection section(cf, log_ctx);
         th_catch_all(log_ctx, "Could not release the model's GPU memory", [&] {
@@ -209,11 +301,10 @@ void th_cuda_release_model(DNNCudaFrames *cf, torch::jit::Module **model, THPack
             delete *model;
             *model = NULL;
             th_package_free(package);
-            if (section.error() >= 0 && last)
-                c10::cuda::CUDACachingAllocator::emptyCache();
             return 0;
         });
     }
+    free_pool(cf, log_ctx);
     ff_dnn_cuda_frames_uninit(cf);
 }
 

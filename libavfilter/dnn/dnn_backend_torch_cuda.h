@@ -32,6 +32,7 @@
 #define AVFILTER_DNN_DNN_BACKEND_TORCH_CUDA_H
 
 #include <optional>
+#include <shared_mutex>
 #include <torch/torch.h>
 #include <torch/script.h>
 #include <c10/core/StreamGuard.h>
@@ -65,7 +66,11 @@ static inline bool th_cuda_bound(const DNNCudaFrames *cf)
  */
 class THCudaSection {
 public:
-    THCudaSection(const DNNCudaFrames *cf, void *log_ctx) noexcept;
+    /**
+     * With to_pool, what LibTorch allocates on the frames' stream in this
+     * thread comes from the model's pool (cf->memory_pool, if made).
+     */
+    THCudaSection(const DNNCudaFrames *cf, void *log_ctx, bool to_pool = true) noexcept;
     ~THCudaSection();
     THCudaSection(const THCudaSection &) = delete;
     THCudaSection &operator=(const THCudaSection &) = delete;
@@ -77,6 +82,9 @@ private:
     void *log_ctx;
     int err;
     bool pushed = false;
+    bool routed = false;        ///< LibTorch allocates from the model's pool
+    void *outer_pool = nullptr; ///< the pool routed to before, restored after
+    std::optional<std::shared_lock<std::shared_mutex>> routing; ///< while routed
     // the generic guard: LibTorch's CUDA runtime calls stay inside libc10_cuda
     std::optional<c10::StreamGuard> stream_guard;
 };
@@ -108,6 +116,13 @@ private:
 };
 
 /**
+ * Give the cached blocks of LibTorch's pool back to CUDA, once no section
+ * of any model routes to a pool (LibTorch requires it); the cache of the
+ * others stays.  Call in the context of the pool's memory.
+ */
+void th_cuda_empty_pool(c10::MempoolId_t pool) noexcept;
+
+/**
  * The end of the stream: wait for the frames' stream, so that a fault of
  * the GPU does not go unseen.  0 (also for an unbound cf) or an AVERROR,
  * logged.
@@ -117,19 +132,20 @@ int th_cuda_flush(const DNNCudaFrames *cf, void *log_ctx) noexcept;
 /**
  * CUDA frames decide where the model runs: bind cf to the frames of inlink,
  * check that LibTorch can use their GPU and that the device option agrees,
- * and place the model there, in their context: the TorchScript model moved,
- * or the .pt2 package (when not NULL) loaded.  On failure cf is left
- * unbound.  Never throws: 0 or an AVERROR, logged.
+ * make the model's memory pool (cf->memory_pool: every section of cf
+ * allocates from it), and place the model there, in their context: the
+ * TorchScript model moved, or the .pt2 package (when not NULL) loaded.  On
+ * failure cf is left unbound.  Never throws: 0 or an AVERROR, logged.
  */
 int th_cuda_place_model(DNNCudaFrames *cf, AVFilterLink *inlink, torch::jit::Module *model,
                         THPackage *package, c10::Device *device, DnnContext *ctx) noexcept;
 
 /**
  * For a bound cf (nothing otherwise): free the model (TorchScript, and the
- * .pt2 package if any) in the frames' context and unbind cf.  The last
- * model of a CUDA context also empties LibTorch's cache of blocks (which
- * belong to that context, soon perhaps destroyed); models on other contexts
- * keep theirs.  Never throws: failures (a GPU in error after a fault) are
+ * .pt2 package if any) in the frames' context, give the blocks of its
+ * memory pool back to CUDA (they belong to that context, soon perhaps
+ * destroyed; the caches of other models and of the application stay) and
+ * unbind cf.  Never throws: failures (a GPU in error after a fault) are
  * logged.
  */
 void th_cuda_release_model(DNNCudaFrames *cf, torch::jit::Module **model, THPackage **package,
@@ -163,6 +179,19 @@ int th_cuda_write_output(DNNCudaFrames *cf, const torch::Tensor &output,
                          const AVFrame *in, AVFrame *out, void *log_ctx) noexcept;
 
 #else /* !CONFIG_DNN_CUDA */
+
+#if CONFIG_LIBTORCH_CUDA
+#include <c10/cuda/CUDACachingAllocator.h>
+
+/* no CUDA frames: no section ever routes to a pool */
+static inline void th_cuda_empty_pool(c10::MempoolId_t pool) noexcept
+{
+    try {
+        c10::cuda::CUDACachingAllocator::emptyCache(pool);
+    } catch (...) {
+    }
+}
+#endif
 
 class THCudaRequest {
 public:

@@ -31,6 +31,7 @@ extern "C" {
 #include "dnn_backend_torch_error.h"
 
 #if CONFIG_LIBTORCH_CUDA
+#include "dnn_backend_torch_cuda.h"
 #include <ATen/cuda/CUDAEvent.h>
 #include <ATen/cuda/CUDAGraph.h>
 #include <c10/cuda/CUDAGuard.h>
@@ -74,6 +75,13 @@ struct THGraph {
      * replay, so a graph may reuse what another freed during its capture,
      * and the memory is that of the largest, not of all of them. */
     at::cuda::MempoolId_t pool = { 0, 0 };
+
+    ~THGraph()
+    {
+        shapes.clear(); // the graphs first: each holds the pool
+        if (pool.first || pool.second)
+            th_cuda_empty_pool(pool); // LibTorch frees it with its last block
+    }
 #endif
 };
 

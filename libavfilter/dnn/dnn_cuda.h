@@ -51,6 +51,12 @@ typedef struct DNNCudaFrames {
     void *tensor_to_frame;            ///< CUfunction dnn_tensor_to_frame
     void *fill_black;                 ///< CUfunction dnn_fill_black
     int matrix_guessed;               ///< an unspecified matrix was reported
+    /**
+     * The backend's own: LibTorch's memory pool of the model bound to these
+     * frames (an at::cuda::MemPool), which only this model allocates from,
+     * in their context.  Untouched by the functions below.
+     */
+    void *memory_pool;
 } DNNCudaFrames;
 
 /**

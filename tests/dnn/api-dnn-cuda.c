@@ -9,10 +9,15 @@
  *    everything, the device included.  The second round must work (LibTorch
  *    makes its cuBLAS and cuDNN handles in the context current at first
  *    use, one that the first round destroyed) and give the same frames.
- * 2. Frames the graph was not configured with: a frame of another frames
+ * 2. Two CUDA devices (two contexts on one GPU) at once, a graph on each, their
+ *    frames interleaved; then the first device freed while the second goes
+ *    on.  Each gives the frames of step 1: no model is handed memory of the
+ *    other's context (LibTorch's cache is per GPU), and freeing one model
+ *    leaves the other's memory alone.
+ * 3. Frames the graph was not configured with: a frame of another frames
  *    context (another layout) and a frame whose crop fields wrap around
  *    when added are refused with EINVAL, never read out of bounds.
- * 3. An upload to a device pointer that is not one fails (it returned 0).
+ * 4. An upload to a device pointer that is not one fails (it returned 0).
  *
  * This file is part of FFmpeg.
  *
@@ -164,38 +169,77 @@ static int filter(Graph *g, AVFrame *frame, AVFrame *out)
     return av_buffersink_get_frame(g->sink, out);
 }
 
+/* Filter frame n in g and download the output into frame n of pixels. */
+static int filter_frame(Graph *g, AVBufferRef *frames, int n, uint8_t *pixels)
+{
+    AVFrame *out = av_frame_alloc(), *sw = av_frame_alloc();
+    int ret = out && sw ? 0 : AVERROR(ENOMEM);
+
+    if (ret >= 0)
+        ret = filter(g, upload(frames, n), out);
+    if (ret >= 0) {
+        sw->format = AV_PIX_FMT_RGB0;
+        ret = av_hwframe_transfer_data(sw, out, 0);
+    }
+    for (int y = 0; ret >= 0 && y < HEIGHT; y++)
+        memcpy(pixels + (n * HEIGHT + y) * WIDTH * 4, sw->data[0] + y * sw->linesize[0],
+               WIDTH * 4);
+    av_frame_free(&out);
+    av_frame_free(&sw);
+    return ret;
+}
+
+/* A new CUDA device (its own context), rgb0 frames on it and a graph. */
+static int device_graph(const char *model, AVBufferRef **device, AVBufferRef **frames, Graph *g)
+{
+    int ret = av_hwdevice_ctx_create(device, AV_HWDEVICE_TYPE_CUDA, NULL, NULL, 0);
+
+    if (ret < 0)
+        return ret;
+    if (!(*frames = frames_context(*device, AV_PIX_FMT_RGB0)))
+        return AVERROR(ENOMEM);
+    return graph_init(g, *frames, model);
+}
+
+static void device_graph_free(AVBufferRef **device, AVBufferRef **frames, Graph *g)
+{
+    avfilter_graph_free(&g->graph);
+    av_buffer_unref(frames);
+    av_buffer_unref(device);
+}
+
+/*
+ * Two devices at once: frames through both, interleaved, into a and b;
+ * the first device freed, then the frames through the second again, into c.
+ */
+static int two_devices(const char *model, uint8_t *a, uint8_t *b, uint8_t *c)
+{
+    AVBufferRef *device[2] = { NULL }, *frames[2] = { NULL };
+    Graph g[2] = { { 0 } };
+    int ret = device_graph(model, &device[0], &frames[0], &g[0]);
+
+    if (ret >= 0)
+        ret = device_graph(model, &device[1], &frames[1], &g[1]);
+    for (int n = 0; ret >= 0 && n < FRAMES; n++)
+        if ((ret = filter_frame(&g[0], frames[0], n, a)) >= 0)
+            ret = filter_frame(&g[1], frames[1], n, b);
+    device_graph_free(&device[0], &frames[0], &g[0]);
+    for (int n = 0; ret >= 0 && n < FRAMES; n++)
+        ret = filter_frame(&g[1], frames[1], n, c);
+    device_graph_free(&device[1], &frames[1], &g[1]);
+    return ret;
+}
+
 /* One round: FRAMES frames through a new device, downloaded into pixels. */
 static int round_trip(const char *model, uint8_t *pixels)
 {
     AVBufferRef *device = NULL, *frames = NULL;
     Graph g = { 0 };
-    AVFrame *out = av_frame_alloc(), *sw = av_frame_alloc();
-    int ret = av_hwdevice_ctx_create(&device, AV_HWDEVICE_TYPE_CUDA, NULL, NULL, 0);
+    int ret = device_graph(model, &device, &frames, &g);
 
-    if (ret < 0 || !out || !sw || !(frames = frames_context(device, AV_PIX_FMT_RGB0))) {
-        ret = ret < 0 ? ret : AVERROR(ENOMEM);
-        goto end;
-    }
-    if ((ret = graph_init(&g, frames, model)) < 0)
-        goto end;
-    for (int n = 0; n < FRAMES; n++) {
-        if ((ret = filter(&g, upload(frames, n), out)) < 0)
-            goto end;
-        sw->format = AV_PIX_FMT_RGB0;
-        if ((ret = av_hwframe_transfer_data(sw, out, 0)) < 0)
-            goto end;
-        for (int y = 0; y < HEIGHT; y++)
-            memcpy(pixels + (n * HEIGHT + y) * WIDTH * 4, sw->data[0] + y * sw->linesize[0],
-                   WIDTH * 4);
-        av_frame_unref(out);
-        av_frame_unref(sw);
-    }
-end:
-    avfilter_graph_free(&g.graph);
-    av_frame_free(&out);
-    av_frame_free(&sw);
-    av_buffer_unref(&frames);
-    av_buffer_unref(&device);
+    for (int n = 0; ret >= 0 && n < FRAMES; n++)
+        ret = filter_frame(&g, frames, n, pixels);
+    device_graph_free(&device, &frames, &g);
     return ret;
 }
 
@@ -261,7 +305,7 @@ end:
 int main(int argc, char **argv)
 {
     size_t size = (size_t)FRAMES * WIDTH * HEIGHT * 4;
-    uint8_t *first, *second;
+    uint8_t *first, *second, *third, *fourth;
     int ret;
 
     if (argc != 2) {
@@ -271,7 +315,9 @@ int main(int argc, char **argv)
     av_log_set_level(AV_LOG_ERROR);
     first  = av_malloc(size);
     second = av_malloc(size);
-    if (!first || !second)
+    third  = av_malloc(size);
+    fourth = av_malloc(size);
+    if (!first || !second || !third || !fourth)
         return 1;
 
     ret = round_trip(argv[1], first);
@@ -283,9 +329,22 @@ int main(int argc, char **argv)
     if (ret >= 0)
         printf("round 2 gives the frames of round 1 (within 1): %s\n",
                max_difference(first, second, size) <= 1 ? "yes" : "no");
+    if (ret >= 0) {
+        ret = two_devices(argv[1], second, third, fourth);
+        printf("two CUDA devices at once: %s\n", ret < 0 ? av_err2str(ret) : "3 frames each");
+    }
+    if (ret >= 0) {
+        printf("each gives the frames of round 1 (within 1): %s\n",
+               max_difference(first, second, size) <= 1 &&
+               max_difference(first, third, size) <= 1 ? "yes" : "no");
+        printf("the second after the first was freed (within 1): %s\n",
+               max_difference(first, fourth, size) <= 1 ? "yes" : "no");
+    }
     if (ret >= 0)
         ret = bad_frames(argv[1]);
     av_free(first);
     av_free(second);
+    av_free(third);
+    av_free(fourth);
     return ret < 0;
 }

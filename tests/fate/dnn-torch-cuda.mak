@@ -260,8 +260,11 @@ $(eval $(call FATE_DNN_TORCH_NVDEC,luma-nearest2x,nearest2x,45,luma))
 # Through FFmpeg's public API (tests/dnn/api-dnn-cuda.c): a graph on CUDA
 # frames run, its device freed and a new one created, twice on one thread,
 # with the same frames (cuDNN's handles of the first context must not be
-# reused); frames of another frames context and crop fields that wrap around
-# are EINVAL; a failed upload is an error.
+# reused); two devices (contexts) on one GPU at once, then one freed, with
+# the same frames (no model gets memory of another's context, nor loses its
+# own); frames of another frames context and crop fields that wrap around
+# are EINVAL; a failed upload is an error.  The same with a matrix product
+# (cuBLAS) for the convolutions (cuDNN).
 # Linked as a program of the user's: with static libraries it exports what
 # the torch backend's module calls (dnn/torch_module.mak) and finds the
 # module through its RUNPATH.
@@ -273,6 +276,10 @@ $(DNN_TORCH_API_CUDA): $(SRC_PATH)/tests/dnn/api-dnn-cuda.c $(FF_DEP_LIBS) $(TOR
 FATE_DNN_TORCH_CUDA += fate-dnn-torch-cuda-api
 fate-dnn-torch-cuda-api: $(DNN_TORCH_API_CUDA)
 fate-dnn-torch-cuda-api: CMD = run $(DNN_TORCH_API_CUDA) $(DNN_TORCH_DIR)/conv.pt
+FATE_DNN_TORCH_CUDA += fate-dnn-torch-cuda-api-cublas
+fate-dnn-torch-cuda-api-cublas: $(DNN_TORCH_API_CUDA)
+fate-dnn-torch-cuda-api-cublas: CMD = run $(DNN_TORCH_API_CUDA) $(DNN_TORCH_DIR)/color_mix.pt
+fate-dnn-torch-cuda-api-cublas: REF = $(SRC_PATH)/tests/ref/fate/dnn-torch-cuda-api
 
 # NaN and infinities on CUDA frames: counted behind the stream, written as
 # 0 and 1 as on the CPU
