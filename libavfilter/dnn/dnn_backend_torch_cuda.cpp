@@ -124,7 +124,7 @@ THCudaSection::~THCudaSection()
     if (routed) {
         th_catch_all(log_ctx, "Could not end the model's use of its memory pool",
                      [&] { unroute(routed_pool); return 0; });
-        routed_pool = (THCudaPool *)outer_pool;
+        routed_pool = outer_pool;
     }
     routing.reset();
     stream_guard.reset();
@@ -196,14 +196,9 @@ static int move_model(const DNNCudaFrames *cf, torch::jit::Module *model, THPack
     return th_place_on_device(model, package, device, 1, ctx);
 }
 
-/** The model's memory pool on the frames' GPU, in their context. */
-static int make_pool(DNNCudaFrames *cf, DnnContext *ctx)
+/** The model's memory pool on the frames' GPU (the allocator's bookkeeping: no CUDA call). */
+static void make_pool(DNNCudaFrames *cf, DnnContext *ctx)
 {
-    THCudaSection section(cf, ctx);
-    int ret = section.error();
-
-    if (ret < 0)
-        return ret;
     auto pool = std::make_unique<THCudaPool>();
     pool->device = (c10::DeviceIndex)cf->device_index;
     pool->id     = at::cuda::MemPool::graph_pool_handle(true); // a user's pool, not a graph's
@@ -214,10 +209,9 @@ static int make_pool(DNNCudaFrames *cf, DnnContext *ctx)
         av_log(ctx, AV_LOG_VERBOSE, "LibTorch's CUDA allocator (%s) has no memory pools: "
                "the model's memory stays in its cache\n",
                c10::cuda::CUDACachingAllocator::name().c_str());
-        return 0;
+        return;
     }
     cf->memory_pool = pool.release();
-    return 0;
 }
 
 /** Empty the model's pool and free it: its blocks go back to CUDA, no other's. */
@@ -247,9 +241,7 @@ static int place_on_frames_gpu(DNNCudaFrames *cf, torch::jit::Module *model,
 
     if (ret < 0)
         return ret;
-    ret = make_pool(cf, ctx);
-    if (ret < 0)
-        return ret;
+    make_pool(cf, ctx);
     ret = move_model(cf, model, package, frames_device, ctx);
     if (ret < 0)
         return ret;

@@ -57,6 +57,8 @@ static inline bool th_cuda_bound(const DNNCudaFrames *cf)
 
 #if CONFIG_DNN_CUDA
 
+struct THCudaPool;
+
 /**
  * A CUDA section: the frames' context is pushed for the section's lifetime
  * and LibTorch queues its work on the frames' stream.  Popping on every path,
@@ -83,7 +85,7 @@ private:
     int err;
     bool pushed = false;
     bool routed = false;        ///< LibTorch allocates from the model's pool
-    void *outer_pool = nullptr; ///< the pool routed to before, restored after
+    THCudaPool *outer_pool = nullptr; ///< the pool routed to before, restored after
     std::optional<std::shared_lock<std::shared_mutex>> routing; ///< while routed
     // the generic guard: LibTorch's CUDA runtime calls stay inside libc10_cuda
     std::optional<c10::StreamGuard> stream_guard;

@@ -52,9 +52,9 @@ typedef struct DNNCudaFrames {
     void *fill_black;                 ///< CUfunction dnn_fill_black
     int matrix_guessed;               ///< an unspecified matrix was reported
     /**
-     * The backend's own: LibTorch's memory pool of the model bound to these
-     * frames (an at::cuda::MemPool), which only this model allocates from,
-     * in their context.  Untouched by the functions below.
+     * The backend's own: the model's pool in LibTorch's caching allocator
+     * (a THCudaPool), which only this model allocates from, in the frames'
+     * context.  Untouched by the functions below.
      */
     void *memory_pool;
 } DNNCudaFrames;
