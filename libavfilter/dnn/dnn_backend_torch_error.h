@@ -81,4 +81,13 @@ static int th_catch_all(void *log_ctx, const char *what, Func &&func) noexcept
     return AVERROR_EXTERNAL;
 }
 
+/** th_catch_all() for a func of another result: fallback where it throws. */
+template <typename Ret, typename Func>
+static Ret th_catch_all(void *log_ctx, const char *what, Ret fallback, Func &&func) noexcept
+{
+    Ret ret = fallback;
+    th_catch_all(log_ctx, what, [&] { ret = func(); return 0; });
+    return ret;
+}
+
 #endif /* AVFILTER_DNN_DNN_BACKEND_TORCH_ERROR_H */
