@@ -155,16 +155,23 @@ int th_runner_prepare_output(THRunner *runner, const THFramesTask *run, const Ta
     return th_io_output_for_frame(&runner->io, task->in_frame, task->out_frame, output);
 }
 
-int th_runner_flush(THRunner *runner)
+/** Read what the GPU counted of the output, in the frames' context. */
+static void collect_output_counts(THRunner *runner)
 {
     THCudaRequest section;
+
+    if (section.enter(&runner->cuda, runner->ctx) >= 0)
+        runner->output_values->collect(runner->ctx);
+}
+
+int th_runner_flush(THRunner *runner)
+{
     int ret = th_cuda_flush(&runner->cuda, runner->ctx);
 
     if (ret < 0)
         return ret;
-    // the frames' stream is done: read what the GPU counted
-    if (section.enter(&runner->cuda, runner->ctx) >= 0)
-        runner->output_values->collect(runner->ctx);
+    // the frames' stream is done
+    collect_output_counts(runner);
     return 0;
 }
 
@@ -173,9 +180,7 @@ void th_runner_free(THRunner *runner, torch::jit::Module **jit_model)
     if (!runner->ctx)
         return; // never set up
     if (runner->output_values) {
-        THCudaRequest section; // counts on the GPU, in the frames' context
-        if (section.enter(&runner->cuda, runner->ctx) >= 0)
-            runner->output_values->collect(runner->ctx);
+        collect_output_counts(runner);
         runner->output_values->report(runner->ctx);
         delete runner->output_values;
         runner->output_values = NULL;

@@ -25,7 +25,7 @@
  * where the model runs, the frames' path, the frames kept for models of
  * several frames, the CUDA graph and the checks of the output.
  * dnn_backend_torch.cpp calls each step from upstream's flow: load,
- * configure (get_output), read, run, write, flush and free.
+ * configure (get_output), read, run, the output's checks, flush and free.
  */
 
 #ifndef AVFILTER_DNN_DNN_BACKEND_TORCH_RUNNER_H
