@@ -26,6 +26,7 @@
 #include "libavutil/common.h"
 #include "libavutil/error.h"
 #include "libavutil/log.h"
+#include "dnn_filter_common.h"
 #include "dnn_window.h"
 
 void ff_dnn_window_init(DNNWindow *window, int size)
@@ -131,6 +132,30 @@ int ff_dnn_window_check_options(void *log_ctx, DnnContext *dnnctx, int recurrent
         return AVERROR(EINVAL);
     }
     return 1;
+}
+
+int ff_dnn_window_setup(DNNWindow *window, void *log_ctx, DnnContext *dnnctx,
+                        int recurrent, float scene)
+{
+    int ret = ff_dnn_window_check_options(log_ctx, dnnctx, recurrent, scene);
+
+    if (ret <= 0) // a mistake in the options, or the frame as it is
+        return ret < 0 ? ret : DFT_PROCESS_FRAME;
+    ff_dnn_window_init(window, dnnctx->nb_frames);
+    window->recurrent = recurrent;
+    window->scene     = scene;
+    window->last_pts  = AV_NOPTS_VALUE;
+    return DFT_PROCESS_FRAMES;
+}
+
+int ff_dnn_window_execute(DNNWindow *window, DnnContext *dnnctx, AVFrame *centre,
+                          AVFrame *const *frames, const int64_t *ids, AVFrame *out)
+{
+    int reset = window->recurrent && centre->pts != AV_NOPTS_VALUE &&
+                window->last_pts != AV_NOPTS_VALUE && centre->pts <= window->last_pts;
+
+    window->last_pts = centre->pts;
+    return ff_dnn_execute_model_frames(dnnctx, centre, frames, ids, 0, window->scene, reset, out);
 }
 
 /** Run each window that is complete (eof: the edge replicated for the last). */

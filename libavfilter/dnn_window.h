@@ -24,7 +24,9 @@
  * each input frame is made of the N frames centred on it, the edges of the
  * stream replicated.  The window keeps references to the frames it still
  * needs and names each by its position in the stream, the id with which the
- * backend keeps it converted.
+ * backend keeps it converted.  It also drives the filter's model of several
+ * frames: the options' checks, the run of each complete window, and a
+ * recurrent model's start again at a seek.
  */
 
 #ifndef AVFILTER_DNN_WINDOW_H
@@ -42,6 +44,9 @@ typedef struct DNNWindow {
     int64_t first_id;                     ///< the id of frames[0]
     int64_t centre_id;                    ///< the id of the next output's centre frame
     int64_t start_id;                     ///< the first frame of the stream, or since a restart
+    int recurrent;                        ///< the model carries a state from frame to frame
+    float scene;                          ///< recurrent: the scene-cut threshold, 0: off
+    int64_t last_pts;                     ///< recurrent: of the previous window's centre
 } DNNWindow;
 
 /** An empty window of size frames. */
@@ -87,6 +92,27 @@ void ff_dnn_window_uninit(DNNWindow *window);
  *         or a negative AVERROR
  */
 int ff_dnn_window_check_options(void *log_ctx, DnnContext *dnnctx, int recurrent, float scene);
+
+/**
+ * Set up a filter's model of several frames from its options: check them
+ * (ff_dnn_window_check_options()) and, for a model of several frames, make
+ * window, of dnnctx's frames (no window, size 0, for the frame as it is).
+ *
+ * @return the model's function type for ff_dnn_init(): DFT_PROCESS_FRAMES,
+ *         or DFT_PROCESS_FRAME for the frame as it is; or a negative AVERROR
+ */
+int ff_dnn_window_setup(DNNWindow *window, void *log_ctx, DnnContext *dnnctx,
+                        int recurrent, float scene);
+
+/**
+ * Send one window to the model of dnnctx (ff_dnn_execute_model_frames()),
+ * into out: centre the window's centre frame, which the backend owns from
+ * here, frames and ids the window's.  A recurrent model starts again from
+ * no state where the timestamps go back (a seek), and, with scene, at a
+ * scene cut.
+ */
+int ff_dnn_window_execute(DNNWindow *window, DnnContext *dnnctx, AVFrame *centre,
+                          AVFrame *const *frames, const int64_t *ids, AVFrame *out);
 
 /**
  * Run the model on one window: centre, a reference of the callee's own to

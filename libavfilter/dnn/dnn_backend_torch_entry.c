@@ -28,7 +28,8 @@
 
 #include "dnn_backend_torch_module.h"
 
-extern const DNNModule ff_dnn_backend_torch_module;
+/* The backend, each call guarded (dnn_backend_torch_boundary.cpp) */
+extern const DNNModule ff_dnn_backend_torch_guarded;
 
 void ff_dnn_torch_module_identity(char *buf, size_t size)
 {
@@ -40,5 +41,5 @@ const DNNModule *ff_dnn_torch_module(const char *identity)
     char own[TH_MODULE_IDENTITY_SIZE];
 
     th_module_identity(own, sizeof(own));
-    return strcmp(identity, own) ? NULL : &ff_dnn_backend_torch_module;
+    return strcmp(identity, own) ? NULL : &ff_dnn_backend_torch_guarded;
 }

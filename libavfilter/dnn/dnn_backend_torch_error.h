@@ -30,6 +30,7 @@
 #include <algorithm>
 #include <exception>
 #include <string>
+#include <utility>
 #include <c10/util/Exception.h>
 
 extern "C" {
@@ -64,6 +65,14 @@ inline void th_log_exception(void *log_ctx, const char *what, const std::excepti
     av_log(log_ctx, AV_LOG_DEBUG, "%s\n", text.c_str());
 }
 
+struct DNNModel;
+
+/**
+ * The context a model logs to (dnn_backend_torch.cpp), for the guards of
+ * the calls into it (dnn_backend_torch_boundary.cpp).
+ */
+void *th_model_log_ctx(const struct DNNModel *model);
+
 /**
  * The C boundary: an exception that escapes into C terminates the process.
  * Run func and turn whatever it throws into a log line and AVERROR_EXTERNAL.
@@ -89,5 +98,27 @@ static Ret th_catch_all(void *log_ctx, const char *what, Ret fallback, Func &&fu
     th_catch_all(log_ctx, what, [&] { ret = func(); return 0; });
     return ret;
 }
+
+/**
+ * Run func when the scope ends, however it ends (a return, an exception),
+ * unless dismissed: the release that an early error path or an exception
+ * must not skip.
+ */
+template <typename Func>
+class THScopeExit {
+public:
+    explicit THScopeExit(Func func) noexcept : func(std::move(func)) {}
+    ~THScopeExit()
+    {
+        if (armed)
+            func();
+    }
+    void dismiss() noexcept { armed = false; }
+    THScopeExit(const THScopeExit &) = delete;
+    THScopeExit &operator=(const THScopeExit &) = delete;
+private:
+    Func func;
+    bool armed = true;
+};
 
 #endif /* AVFILTER_DNN_DNN_BACKEND_TORCH_ERROR_H */

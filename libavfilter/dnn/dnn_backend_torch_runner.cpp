@@ -33,6 +33,14 @@ int th_runner_init(THRunner *runner, const char *device_name, DnnContext *ctx)
 {
     runner->ctx = ctx;
     new (&runner->device) c10::Device(c10::kCPU);
+    // device_id is read by the ONNX Runtime backend only: this one names its
+    // device in device, and would run elsewhere than the user asked
+    if (ctx->device_id) {
+        av_log(ctx, AV_LOG_ERROR, "The torch backend does not read device_id: it takes the "
+               "device's index in the device option (such as cuda:1, its colon escaped in a "
+               "filter graph)\n");
+        return AVERROR(EINVAL);
+    }
     try {
         runner->device = c10::Device(device_name);
     } catch (const c10::Error &e) {
@@ -119,9 +127,10 @@ static int run_model(THRunner *runner, torch::jit::Module *jit_model,
 }
 
 int th_runner_forward(THRunner *runner, torch::jit::Module *jit_model, torch::Tensor *input,
-                      c10::IValue *result)
+                      torch::Tensor *output)
 {
     std::vector<torch::jit::IValue> inputs;
+    c10::IValue result;
     int ret;
 
     // the device the model was placed on, its precision and memory format
@@ -130,10 +139,18 @@ int th_runner_forward(THRunner *runner, torch::jit::Module *jit_model, torch::Te
     ret = th_graph_forward(&runner->graph, inputs, [&](const std::vector<torch::jit::IValue> &given,
                                                        c10::IValue *res) {
         return run_model(runner, jit_model, given, res);
-    }, result, runner->ctx);
-    if (ret < 0)
+    }, &result, runner->ctx);
+    if (ret < 0) {
         th_io_log_input(&runner->io);
-    return ret;
+        return ret;
+    }
+    if (!result.isTensor()) {
+        av_log(runner->ctx, AV_LOG_ERROR, "The model returned a %s, not a tensor\n",
+               result.tagKind().c_str());
+        return AVERROR(EINVAL);
+    }
+    *output = result.toTensor();
+    return 0;
 }
 
 int th_runner_prepare_output(THRunner *runner, const THFramesTask *run, const TaskItem *task,

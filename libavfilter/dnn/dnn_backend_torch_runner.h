@@ -87,7 +87,8 @@ static inline void th_task_sync(TaskItem *task)
 
 /**
  * Set up runner, in zeroed memory, for the model of ctx on device_name:
- * logged if LibTorch cannot read the name.  th_runner_free() must follow,
+ * logged if LibTorch cannot read the name, or if ctx sets device_id, which
+ * this backend does not read.  th_runner_free() must follow,
  * whatever this returns.
  */
 int th_runner_init(THRunner *runner, const char *device_name, DnnContext *ctx);
@@ -117,10 +118,11 @@ int th_runner_read_frames(const THRunner *runner, const THFramesTask *run, AVFra
 /**
  * Run the model (the package, else jit_model) on the tensor of one frame,
  * brought to the model's device, precision and memory format; in its CUDA
- * graph with cuda_graph.  Logs the input on failure.
+ * graph with cuda_graph, into output.  Logs the input on failure; a
+ * result that is not a tensor is EINVAL.
  */
 int th_runner_forward(THRunner *runner, torch::jit::Module *jit_model, torch::Tensor *input,
-                      c10::IValue *result);
+                      torch::Tensor *output);
 
 /**
  * Check the model's output of task (run: its frames and times) against what

@@ -28,6 +28,7 @@ TORCH-MODULE-OBJS-$(CONFIG_LIBTORCH) += dnn/dnn_backend_torch.o              \
                                         dnn/dnn_backend_torch_temporal.o     \
                                         dnn/dnn_backend_torch_graph.o        \
                                         dnn/dnn_backend_torch_runner.o       \
+                                        dnn/dnn_backend_torch_boundary.o     \
                                         dnn/dnn_backend_torch_entry.o
 TORCH-MODULE-OBJS-$(CONFIG_DNN_CUDA) += dnn/dnn_backend_torch_cuda.o         \
                                         dnn/dnn_cuda.o                       \

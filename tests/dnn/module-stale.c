@@ -30,4 +30,4 @@
 #define TH_MODULE_LAYOUT "0-0"
 #include "libavfilter/dnn/dnn_backend_torch_entry.c"
 
-const DNNModule ff_dnn_backend_torch_module = { 0 };
+const DNNModule ff_dnn_backend_torch_guarded = { 0 };
